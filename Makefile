@@ -1,0 +1,34 @@
+# make demo : set up everything (virtual environment, install, Stan toolchain) and run the demo
+# make test : set up everything and run lint + the test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.bayeswe-installed
+
+.PHONY: demo test lint format toolchain clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+toolchain: $(STAMP)
+	$(BIN)/bayeswe toolchain build
+
+lint: $(STAMP)
+	$(BIN)/ruff check bayeswe tests
+	$(BIN)/ruff format --check bayeswe tests
+
+format: $(STAMP)
+	$(BIN)/ruff format bayeswe tests
+	$(BIN)/ruff check --fix bayeswe tests
+
+test: toolchain lint
+	$(BIN)/python -m pytest -q tests
+
+demo: toolchain
+	$(BIN)/bayeswe demo
+
+clean:
+	rm -rf $(VENV) build *.egg-info

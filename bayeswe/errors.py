@@ -1,0 +1,69 @@
+"""Typed exceptions raised by bayeswe.
+
+Every failure of a Stan run surfaces as a subclass of :class:`StanError` that
+carries Stan's own message (``stan_message``) and the command that failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class BayesweError(Exception):
+    """Base class of all bayeswe errors."""
+
+
+class ToolchainError(BayesweError):
+    """The bundled CmdStan-compatible toolchain could not be built or found."""
+
+
+class StanError(BayesweError):
+    """A Stan program failed to compile or run.
+
+    Parameters
+    ----------
+    message
+        What bayeswe was doing when it failed.
+    stan_message
+        The text Stan (stanc, the compiler or the model executable) printed.
+    command
+        The command line that failed, if any.
+    """
+
+    def __init__(
+        self, message: str, stan_message: str = "", command: Sequence[str] | None = None
+    ) -> None:
+        self.stan_message = stan_message.strip()
+        self.command = list(command) if command is not None else None
+        text = message
+        if self.stan_message:
+            text += "\n--- Stan says ---\n" + self.stan_message
+        super().__init__(text)
+
+
+class StanCompileError(StanError):
+    """stanc or the C++ compiler rejected a Stan program."""
+
+
+class StanDataError(StanError, ValueError):
+    """Data are missing a field, have the wrong shape, or violate a declared constraint."""
+
+
+class StanInitError(StanError):
+    """Stan could not find initial values with a finite log density and gradient."""
+
+
+class StanRuntimeError(StanError):
+    """The model threw during a run (for example an exception in the model block)."""
+
+
+class StanConvergenceError(StanError):
+    """An optimizer or variational algorithm stopped without reporting convergence.
+
+    Raised only when the caller asked for convergence (``require_converged=True``,
+    the default); pass ``require_converged=False`` to get the result anyway.
+    """
+
+
+class ModelSpecError(BayesweError, ValueError):
+    """A model declaration is inconsistent with itself or with its Stan program."""

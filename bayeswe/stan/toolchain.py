@@ -1,0 +1,355 @@
+"""Find or build a CmdStan installation, and compile Stan programs with a cache.
+
+A real CmdStan (``$CMDSTAN``, then the newest ``~/.cmdstan/cmdstan-*``) takes
+precedence. Without one, bayeswe builds a *CmdStan-compatible installation* from
+the Stan 2.35.0 C++ library, ``stanc`` and ``libtbb`` shipped in the httpstan
+4.13.0 wheel, plus bayeswe's own command-line program (``cpp/``), into
+``<cache>/cmdstan-2.35.0-bayeswe``; cmdstanpy is then pointed at it.
+
+The cache directory is ``$BAYESWE_CACHE_DIR`` if set, else
+``$XDG_CACHE_HOME/bayeswe`` or ``~/.cache/bayeswe``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cmdstanpy
+
+from bayeswe.errors import StanCompileError, ToolchainError
+
+STAN_VERSION = "2.35.0"
+HTTPSTAN_VERSION = "4.13.0"
+INSTALL_NAME = f"cmdstan-{STAN_VERSION}-bayeswe"
+STAMP_FILE = "bayeswe-toolchain.json"
+
+_CPP_DIR = Path(__file__).parent / "cpp"
+_MAKEFILE_TEMPLATE = Path(__file__).parent / "makefile.in"
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """The CmdStan installation in use.
+
+    Attributes
+    ----------
+    kind
+        ``"real"`` for a CmdStan installed by the user, ``"bundled"`` for the
+        one bayeswe builds from the httpstan wheel.
+    path
+        Its directory (what ``cmdstanpy.set_cmdstan_path`` receives).
+    version
+        CmdStan version, e.g. ``"2.35.0"``.
+    toolchain_id
+        Changes whenever compiled models must be rebuilt (part of their cache key).
+    """
+
+    kind: str
+    path: Path
+    version: str
+    toolchain_id: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "kind": self.kind,
+            "path": str(self.path),
+            "version": self.version,
+            "toolchain_id": self.toolchain_id,
+        }
+
+
+_current: Toolchain | None = None
+
+
+def cache_dir() -> Path:
+    """Per-user cache directory for the bundled installation and compiled models."""
+    if env := os.environ.get("BAYESWE_CACHE_DIR"):
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bayeswe"
+
+
+def _httpstan_dir() -> Path:
+    # Located without importing httpstan: importing it pulls in its web server.
+    spec = importlib.util.find_spec("httpstan")
+    if spec is None or spec.origin is None:
+        raise ToolchainError(
+            f"httpstan=={HTTPSTAN_VERSION} is not installed; it carries the Stan C++ library "
+            f"(pip install httpstan=={HTTPSTAN_VERSION})."
+        )
+    found = importlib.metadata.version("httpstan")
+    if found != HTTPSTAN_VERSION:
+        raise ToolchainError(
+            f"bayeswe's bundled toolchain needs httpstan=={HTTPSTAN_VERSION} (Stan {STAN_VERSION}); "
+            f"found httpstan {found}."
+        )
+    return Path(spec.origin).parent
+
+
+def _cmdstan_version(path: Path) -> str | None:
+    makefile = path / "makefile"
+    if not makefile.is_file():
+        return None
+    for line in makefile.read_text(errors="replace").splitlines():
+        if line.startswith("CMDSTAN_VERSION :="):
+            return line.split(":=", 1)[1].strip()
+    return None
+
+
+def find_real_cmdstan() -> Path | None:
+    """A user-installed CmdStan, found as cmdstanpy finds it, or None."""
+    env = os.environ.get("CMDSTAN")
+    if env:
+        path = Path(env).expanduser()
+        if _cmdstan_version(path) and not (path / STAMP_FILE).exists():
+            return path
+        return None
+    home = Path.home() / ".cmdstan"
+    if home.is_dir():
+
+        def version_key(p: Path) -> tuple[int, ...]:
+            digits = p.name.removeprefix("cmdstan-").split("-")[0].split(".")
+            return tuple(int(d) for d in digits if d.isdigit())
+
+        candidates = [
+            p
+            for p in home.glob("cmdstan-*")
+            if _cmdstan_version(p) and not (p / STAMP_FILE).exists()
+        ]
+        if candidates:
+            return max(candidates, key=version_key)
+    return None
+
+
+def _bundled_id(httpstan_dir: Path) -> str:
+    """Hash of everything that goes into the bundled installation."""
+    h = hashlib.sha256()
+    h.update(STAN_VERSION.encode())
+    h.update(str(httpstan_dir.resolve()).encode())
+    h.update(_compiler().encode())
+    for f in sorted(_CPP_DIR.glob("*")) + [_MAKEFILE_TEMPLATE]:
+        if f.is_file():
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return "bayeswe-" + h.hexdigest()[:16]
+
+
+def _compiler() -> str:
+    return os.environ.get("CXX", "g++")
+
+
+def bundled_path() -> Path:
+    return cache_dir() / INSTALL_NAME
+
+
+def _read_stamp(path: Path) -> dict[str, str]:
+    try:
+        return json.loads((path / STAMP_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+@contextlib.contextmanager
+def _lock(name: str) -> Iterator[None]:
+    """Inter-process lock, so concurrent first uses build things only once."""
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / f".{name}.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def build_bundled(
+    *, force: bool = False, progress: Callable[[str], None] | None = None, jobs: int = 2
+) -> Path:
+    """Build (or reuse) the CmdStan-compatible installation from the httpstan wheel.
+
+    The installation is assembled in a temporary directory and renamed into
+    place only when complete, so an interrupted build leaves nothing behind.
+
+    Parameters
+    ----------
+    force
+        Rebuild even if an up-to-date installation exists.
+    progress
+        Called with each line of build output (``None``: silent).
+    jobs
+        Parallel compile jobs (``make -j``).
+    """
+    httpstan_dir = _httpstan_dir()
+    toolchain_id = _bundled_id(httpstan_dir)
+    target = bundled_path()
+    with _lock("toolchain"):
+        if not force and _read_stamp(target).get("toolchain_id") == toolchain_id:
+            return target
+        say = progress or (lambda line: None)
+        tmp = target.with_name(target.name + f".tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            _assemble(tmp, httpstan_dir, toolchain_id)
+            say(f"Building {INSTALL_NAME} in {target} (a few minutes, once) ...")
+            _run_make(tmp, ["-j", str(jobs), "build"], say)
+            (tmp / STAMP_FILE).write_text(
+                json.dumps(
+                    {
+                        "toolchain_id": toolchain_id,
+                        "stan_version": STAN_VERSION,
+                        "httpstan": str(httpstan_dir),
+                    },
+                    indent=2,
+                )
+            )
+            old = target.with_name(target.name + f".old-{os.getpid()}")
+            if target.exists():
+                target.rename(old)
+            tmp.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        say(f"Done: {target}")
+        return target
+
+
+def _assemble(root: Path, httpstan_dir: Path, toolchain_id: str) -> None:
+    for sub in ("bin", "build", "src", "lib"):
+        (root / sub).mkdir(parents=True)
+    shutil.copy2(httpstan_dir / "stanc", root / "bin" / "stanc")
+    (root / "bin" / "stanc").chmod(0o755)
+    # Libraries are copied so that compiled models keep running if the
+    # virtual environment holding httpstan moves; headers are only needed to
+    # compile and are used in place.
+    for lib in (httpstan_dir / "lib").iterdir():
+        shutil.copy2(lib, root / "lib" / lib.name, follow_symlinks=True)
+    for src in _CPP_DIR.iterdir():
+        if src.suffix in {".cpp", ".hpp"}:
+            shutil.copy2(src, root / "src" / src.name)
+    (root / "build" / "stan_pch.hpp").write_text("#include <stan/model/model_header.hpp>\n")
+    makefile = (
+        _MAKEFILE_TEMPLATE.read_text()
+        .replace("@HTTPSTAN_VERSION@", HTTPSTAN_VERSION)
+        .replace("@TOOLCHAIN_ID@", toolchain_id)
+        .replace("@STAN_INCLUDE@", str(httpstan_dir / "include"))
+        .replace("@CXX@", _compiler())
+    )
+    (root / "makefile").write_text(makefile)
+
+
+def _run_make(cwd: Path, args: list[str], say: Callable[[str], None]) -> None:
+    cmd = [os.environ.get("MAKE", "make"), *args]
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("---"):
+            say(line.rstrip())
+    if proc.wait() != 0:
+        raise ToolchainError(
+            f"Building the bundled CmdStan failed ({' '.join(cmd)} in {cwd}):\n"
+            + "".join(lines[-60:])
+        )
+
+
+def ensure_cmdstan(progress: Callable[[str], None] | None = None) -> Path:
+    """Return the CmdStan directory in use, building the bundled one if needed.
+
+    Also points cmdstanpy at it (``cmdstanpy.set_cmdstan_path``).
+    """
+    return current(progress).path
+
+
+def current(progress: Callable[[str], None] | None = None) -> Toolchain:
+    """The toolchain in use (found, or built on first use)."""
+    global _current
+    if _current is not None and _current.path.is_dir():
+        return _current
+    real = find_real_cmdstan()
+    if real is not None:
+        version = _cmdstan_version(real) or "unknown"
+        tc = Toolchain("real", real, version, f"cmdstan-{version}-{real}")
+    else:
+        path = build_bundled(progress=progress)
+        tc = Toolchain("bundled", path, STAN_VERSION, _read_stamp(path)["toolchain_id"])
+    cmdstanpy.set_cmdstan_path(str(tc.path))
+    _current = tc
+    return tc
+
+
+def toolchain_info() -> dict[str, str]:
+    """kind / path / version / toolchain_id of the toolchain in use."""
+    return current().as_dict()
+
+
+def model_cache_key(stan_file: Path, toolchain: Toolchain) -> str:
+    h = hashlib.sha256()
+    h.update(stan_file.read_bytes())
+    h.update(toolchain.toolchain_id.encode())
+    return h.hexdigest()[:20]
+
+
+def compile_model(stan_file: str | Path) -> cmdstanpy.CmdStanModel:
+    """Compile a Stan program, reusing a cached executable when the source is unchanged.
+
+    Executables live in ``<cache>/models/<name>-<hash>/``, keyed by a hash of
+    the Stan source and of the toolchain, so an edited program recompiles and
+    an unchanged one does not. (Programs with ``#include`` are keyed on the
+    main file only.)
+
+    Raises
+    ------
+    StanCompileError
+        stanc or the C++ compiler rejected the program; ``stan_message`` holds
+        their output.
+    """
+    stan_file = Path(stan_file)
+    if not stan_file.is_file():
+        raise FileNotFoundError(f"Stan program not found: {stan_file}")
+    tc = current()
+    name = stan_file.stem
+    final = cache_dir() / "models" / f"{name}-{model_cache_key(stan_file, tc)}"
+    exe = final / name
+    if not exe.is_file():
+        with _lock("models"):
+            if not exe.is_file():
+                _compile_into(stan_file, final)
+    return cmdstanpy.CmdStanModel(stan_file=str(final / stan_file.name), exe_file=str(exe))
+
+
+def _compile_into(stan_file: Path, final: Path) -> None:
+    tmp = final.with_name(final.name + f".tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        shutil.copy2(stan_file, tmp / stan_file.name)
+        try:
+            cmdstanpy.CmdStanModel(stan_file=str(tmp / stan_file.name))
+        except ValueError as exc:
+            raise StanCompileError(
+                f"Stan program {stan_file} did not compile", stan_message=str(exc)
+            ) from None
+        for leftover in tmp.glob("*.hpp"):
+            leftover.unlink()
+        tmp.rename(final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main_progress(line: str) -> None:  # pragma: no cover - console output
+    print(line, file=sys.stderr, flush=True)
