@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         choices=("info", "path", "build"),
         default="info",
-        help="info (default): what is in use; path: its directory only; build: build the bundled one",
+        help="info (default): what is in use; path: its directory only; "
+        "build: build the bundled one",
     )
     tc.add_argument("--force", action="store_true", help="with build: rebuild even if up to date")
     tc.add_argument("--json", action="store_true", help="with info: print JSON")

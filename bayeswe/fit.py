@@ -475,6 +475,9 @@ def fit(
     StanDataError
         Data missing a declared field or of the wrong shape (before Stan runs),
         or data Stan itself rejects.
+    ModelSpecError
+        The model declaration disagrees with its Stan program (an undeclared
+        data field, or a non-scalar output variable without declared dims).
     StanCompileError
         The Stan program does not compile.
     StanInitError
@@ -561,7 +564,11 @@ class _StanRun:
             text + "\n" + cmdstanpy_message, stan_source=source, stan_file=self.spec.stan_file
         )
         stan_message = stan_message_from_console(text)
-        summary = _first_diagnostic_line(stan_message) or cmdstanpy_message.splitlines()[0]
+        summary = (
+            _first_line(stan_message, _EXCEPTION_LINE)
+            or _first_line(stan_message, _DIAGNOSTIC)
+            or cmdstanpy_message.strip().splitlines()[0]
+        )
         return cls(
             f"{what} of model {self.spec.name!r} failed: {summary}",
             stan_message=stan_message,
@@ -817,12 +824,13 @@ _DIAGNOSTIC = re.compile(
 )
 
 
-def stan_message_from_console(console: str, *, max_lines: int = 60) -> str:
+def stan_message_from_console(console: str, *, max_lines: int = 40) -> str:
     """The part of a CmdStan console transcript that explains a failure.
 
     Drops the echo of the configuration and progress lines: keeps everything
-    from the first line that looks like a diagnostic (at most ``max_lines``
-    lines, the last ones if longer); if there is none, keeps the last lines.
+    from the first line that looks like a diagnostic; if there is none, keeps
+    everything. Longer than ``max_lines``, the first quarter and the last three
+    quarters of those lines are kept (Stan's conclusion comes last).
     """
     lines = [ln.rstrip() for ln in console.splitlines() if not _PROGRESS.search(ln)]
     first = next((i for i, ln in enumerate(lines) if _DIAGNOSTIC.search(ln)), None)
@@ -830,15 +838,18 @@ def stan_message_from_console(console: str, *, max_lines: int = 60) -> str:
     while kept and not kept[-1].strip():
         kept.pop()
     if len(kept) > max_lines:
-        head = kept[: max_lines // 2]
+        head = kept[: max_lines // 4]
         tail = kept[-(max_lines - len(head)) :]
         kept = [*head, f"... ({len(kept) - len(head) - len(tail)} lines omitted) ...", *tail]
     return "\n".join(kept).strip()
 
 
-def _first_diagnostic_line(text: str) -> str | None:
+_EXCEPTION_LINE = re.compile(r"^\s*Exception: ")
+
+
+def _first_line(text: str, pattern: re.Pattern[str]) -> str | None:
     for ln in text.splitlines():
-        if _DIAGNOSTIC.search(ln) and ln.strip():
+        if ln.strip() and pattern.search(ln):
             return ln.strip()
     return None
 

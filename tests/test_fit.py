@@ -458,7 +458,9 @@ class TestNormalModel:
         # az.mcse(method="sd"): it fails with numba and numpy 2.4 in arviz 0.23.4.)
         assert abs(draws.std(ddof=1) - sd) < 4 * sd / math.sqrt(2 * ess_sd)
 
-    def test_nuts_structure(self, nuts_fit: az.InferenceData, data: dict[str, Any]) -> None:
+    def test_nuts_structure(
+        self, nuts_fit: az.InferenceData, data: dict[str, Any], tmp_path: Path
+    ) -> None:
         idata = nuts_fit
         assert {
             "posterior",
@@ -496,6 +498,9 @@ class TestNormalModel:
         assert attrs["toolchain"]
         assert attrs["model"] == NORMAL.name
         assert idata.attrs["method"] == "nuts"
+        idata.to_netcdf(tmp_path / "nuts.nc")
+        back = az.from_netcdf(tmp_path / "nuts.nc")
+        assert back.posterior.attrs["options"] == attrs["options"]
 
     def test_map(self, toolchain: None, data: dict[str, Any], posterior: tuple[float, float]):
         idata = bayeswe.fit(NORMAL, data, method="map", seed=1)
@@ -623,6 +628,16 @@ class TestStanFailures:
             bayeswe.fit(spec, {}, method="map")
         assert info.value.stan_message
 
+    def test_declaration_checked_against_program(self, toolchain: None) -> None:
+        fields = tuple(f for f in REGRESSION.data_fields if f.name != "y")
+        spec = dataclasses.replace(REGRESSION, name="test_regression_no_y", data_fields=fields)
+        with pytest.raises(ModelSpecError, match="'y'"):
+            bayeswe.fit(spec, {"N": 1, "K": 1, "X": [[1.0]]}, method="map")
+        spec = dataclasses.replace(REGRESSION, name="test_regression_no_dims", dims={})
+        data = {"N": 1, "K": 1, "X": [[1.0]], "y": [1.0]}
+        with pytest.raises(ModelSpecError, match="beta"):
+            bayeswe.fit(spec, data, method="map")
+
     def test_data_stan_rejects_constraint(self, toolchain: None) -> None:
         data = {**normal_data(), "sigma": -1.0}
         with pytest.raises(StanDataError) as info:
@@ -643,7 +658,8 @@ class TestStanFailures:
         with pytest.raises(StanInitError) as info:
             bayeswe.fit(INIT_FAILS, None, method=method, seed=1)
         assert "every initial value is rejected" in info.value.stan_message
-        assert "bayeswe test" in str(info.value)
+        assert "Initialization failed" in info.value.stan_message
+        assert "every initial value is rejected" in str(info.value).splitlines()[0]
 
     @pytest.mark.parametrize("method", ["nuts", "map", "advi", "pathfinder"])
     def test_model_block_throws(self, toolchain: None, method: str) -> None:

@@ -92,8 +92,8 @@ def _httpstan_dir() -> Path:
     found = importlib.metadata.version("httpstan")
     if found != HTTPSTAN_VERSION:
         raise ToolchainError(
-            f"bayeswe's bundled toolchain needs httpstan=={HTTPSTAN_VERSION} (Stan {STAN_VERSION}); "
-            f"found httpstan {found}."
+            f"bayeswe's bundled toolchain needs httpstan=={HTTPSTAN_VERSION} "
+            f"(Stan {STAN_VERSION}); found httpstan {found}."
         )
     return Path(spec.origin).parent
 

@@ -1,7 +1,7 @@
 """Tests of the bin/stansummary and bin/diagnose utilities.
 
-The two C++ programs (bayeswe/stan/cpp/stansummary.cpp, diagnose.cpp) are
-compiled once per session against the Stan library shipped in httpstan and
+The two C++ programs (bayeswe/stan/cpp/stansummary.cpp, diagnose.cpp), as the
+toolchain builds them into the bundled installation's ``bin/``, are
 run on the Stan CSV fixtures in tests/stan/data.  Expected values are
 computed here from the fixture draws with numpy, re-implementing Stan's
 estimators (order-statistic quantiles, Geyer ESS, split R-hat) in Python so
@@ -27,19 +27,6 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
-CPP = REPO / "bayeswe" / "stan" / "cpp"
-
-# The flags the toolchain builder uses for these programs.
-CXXFLAGS = [
-    "-std=c++17",
-    "-O2",
-    "-pthread",
-    "-D_REENTRANT",
-    "-DSTAN_THREADS",
-    "-DBOOST_DISABLE_ASSERTS",
-    "-Wno-ignored-attributes",
-    "-Wno-deprecated-declarations",
-]
 
 NORMAL = [DATA / "normal-1.csv", DATA / "normal-2.csv"]
 SAMPLER_COLUMNS = [
@@ -61,43 +48,17 @@ pytestmark = pytest.mark.filterwarnings("ignore:The 'float_precision' argument")
 # Building and running the tools
 
 
-def httpstan_dir() -> Path:
-    import httpstan
-
-    return Path(httpstan.__file__).parent
-
-
-def compile_tool(source: Path, target: Path) -> None:
-    hs = httpstan_dir()
-    cmd = [
-        "g++",
-        *CXXFLAGS,
-        f"-I{hs / 'include'}",
-        str(source),
-        "-o",
-        str(target),
-        f"-L{hs / 'lib'}",
-        f"-Wl,-rpath,{hs / 'lib'}",
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, f"compiling {source.name} failed:\n{proc.stderr}"
-
-
 @pytest.fixture(scope="session")
-def tools(tmp_path_factory) -> dict[str, Path]:
-    """Both programs, built one after the other (the machine is small)."""
-    out = tmp_path_factory.mktemp("bin")
-    built = {}
-    for name in ("stansummary", "diagnose"):
-        built[name] = out / name
-        compile_tool(CPP / f"{name}.cpp", built[name])
-    return built
+def tools() -> dict[str, Path]:
+    """The programs as the toolchain built them from bayeswe/stan/cpp."""
+    from bayeswe.stan import toolchain
+
+    bin_dir = toolchain.build_bundled() / "bin"
+    return {name: bin_dir / name for name in ("stansummary", "diagnose")}
 
 
 def run(tool: Path, *args) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(tool), *map(str, args)], capture_output=True, text=True
-    )
+    return subprocess.run([str(tool), *map(str, args)], capture_output=True, text=True)
 
 
 def summarize(tools, tmp_path, files, *options) -> pd.DataFrame:
@@ -148,9 +109,7 @@ def read_stan_csv(path: Path) -> dict:
             if names is None:
                 names = line.split(",")
             else:
-                (after if adapted else before).append(
-                    [float(v) for v in line.split(",")]
-                )
+                (after if adapted else before).append([float(v) for v in line.split(",")])
     rows = after if adapted else before
     return {
         "names": names,
@@ -456,9 +415,7 @@ def test_diagnose_sampler_problems(tools):
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
     assert "12 of 200 (6%) transitions ended with a divergence." in text
-    assert (
-        "7 of 200 (3.5%) transitions hit the maximum treedepth limit of 10" in text
-    )
+    assert "7 of 200 (3.5%) transitions hit the maximum treedepth limit of 10" in text
     assert f"The E-BFMI, {low:.2g}, of chain 1 is below" in text
     assert "no problems detected" not in text
     assert text.endswith("Processing complete.\n")
@@ -499,9 +456,7 @@ def _config(method_lines: str, model: str = "normal_model", chain: int = 1) -> s
         "# stan_version_minor = 35\n"
         "# stan_version_patch = 0\n"
         f"# model = {model}\n"
-        "# start_datetime = 2024-06-01 12:00:00 UTC\n"
-        + method_lines
-        + f"# id = {chain}\n"
+        "# start_datetime = 2024-06-01 12:00:00 UTC\n" + method_lines + f"# id = {chain}\n"
         "# data\n"
         "#   file = normal.data.json\n"
         "# init = 2 (Default)\n"
@@ -520,8 +475,9 @@ def _config(method_lines: str, model: str = "normal_model", chain: int = 1) -> s
     )
 
 
-def _sample_config(num_samples=200, num_warmup=1000, save_warmup=False, thin=1,
-                   max_depth=10) -> str:
+def _sample_config(
+    num_samples=200, num_warmup=1000, save_warmup=False, thin=1, max_depth=10
+) -> str:
     def arg(value, default):
         return f"{value}" + (" (Default)" if value == default else "")
 
@@ -638,7 +594,8 @@ def write_fixtures() -> None:
         _write(
             name,
             _config(_sample_config(), chain=chain)
-            + HMC_HEADER + "\n"
+            + HMC_HEADER
+            + "\n"
             + _adaptation(stepsize, 5)
             + _rows(draws)
             + _timing(warm, samp),
@@ -653,7 +610,10 @@ def write_fixtures() -> None:
     _write(
         "problems-1.csv",
         _config(_sample_config())
-        + HMC_HEADER + "\n" + _adaptation(0.2, 5) + _rows(draws)
+        + HMC_HEADER
+        + "\n"
+        + _adaptation(0.2, 5)
+        + _rows(draws)
         + _timing(0.02, 0.05),
     )
 
@@ -663,10 +623,13 @@ def write_fixtures() -> None:
     draws = _hmc_draws(rng, 100, 0.5)
     _write(
         "thinned-1.csv",
-        _config(_sample_config(num_samples=300, num_warmup=100,
-                               save_warmup=True, thin=3))
-        + HMC_HEADER + "\n" + _rows(warmup) + _adaptation(0.5, 5)
-        + _rows(draws) + _timing(0.003, 0.009),
+        _config(_sample_config(num_samples=300, num_warmup=100, save_warmup=True, thin=3))
+        + HMC_HEADER
+        + "\n"
+        + _rows(warmup)
+        + _adaptation(0.5, 5)
+        + _rows(draws)
+        + _timing(0.003, 0.009),
     )
 
     theta = rng.normal(2.0, 1.0, 300)

@@ -37,6 +37,7 @@ struct arg {
   std::string default_value;  // as printed in the configuration block
   std::string description;
   bool is_default = true;
+  bool given = false;  // set on the command line
   bool print_choice = true;  // list: print the selected choice's own line
   std::vector<arg> children;  // group: sub-arguments; list: one group per choice
   double lower = -std::numeric_limits<double>::infinity();
@@ -227,7 +228,23 @@ inline std::vector<arg> cmdstan_arguments() {
                   std::numeric_limits<double>::infinity())};
 }
 
+// CmdStan marks a value "(Default)" when it equals the default, whether or
+// not it was given on the command line (cmdstanpy always passes id=1).
+inline bool equals_default(const arg& a) {
+  if (a.value == a.default_value)
+    return true;
+  if (a.type == kind::integer || a.type == kind::unsigned_integer || a.type == kind::real) {
+    char* end = nullptr;
+    double x = std::strtod(a.value.c_str(), &end);
+    char* end_default = nullptr;
+    double d = std::strtod(a.default_value.c_str(), &end_default);
+    return *end == '\0' && *end_default == '\0' && x == d;
+  }
+  return false;
+}
+
 inline void set_value(arg& a, const std::string& text) {
+  a.given = true;
   if (a.type == kind::boolean) {
     if (text == "1" || text == "true")
       a.value = "true";
@@ -235,7 +252,7 @@ inline void set_value(arg& a, const std::string& text) {
       a.value = "false";
     else
       throw usage_error(text + " is not a valid value for \"" + a.name + "\"\n  Valid values: 0, 1, true, false");
-    a.is_default = false;
+    a.is_default = equals_default(a);
     return;
   }
   if (a.type == kind::integer || a.type == kind::unsigned_integer || a.type == kind::real) {
@@ -259,7 +276,7 @@ inline void set_value(arg& a, const std::string& text) {
     }
   }
   a.value = text;
-  a.is_default = false;
+  a.is_default = equals_default(a);
 }
 
 // Parses tokens for the children of `scope`, consuming as many as it can.
@@ -276,7 +293,7 @@ inline bool parse_token_in(arg& scope, std::deque<std::string>& tokens) {
     if (c.type == kind::list && !has_value && c.child(name)) {
       tokens.pop_front();  // bare choice: "sample" means "method=sample"
       c.value = name;
-      c.is_default = false;
+      c.is_default = c.value == c.default_value;
       parse_scope(*c.selected(), tokens);
       return true;
     }
@@ -295,7 +312,7 @@ inline bool parse_token_in(arg& scope, std::deque<std::string>& tokens) {
         throw usage_error(val + " is not a valid value for \"" + name + "\"\n  Valid values:" + choices);
       }
       c.value = val;
-      c.is_default = false;
+      c.is_default = c.value == c.default_value;
       parse_scope(*c.selected(), tokens);
     } else {
       if (!has_value)

@@ -849,7 +849,7 @@ int command(int argc, const char* argv[]) {
   }
 
   // Threads: num_threads=N wins; otherwise STAN_NUM_THREADS (set by cmdstanpy).
-  if (find(run.args, {"num_threads"}).is_default) {
+  if (!find(run.args, {"num_threads"}).given) {
     const char* env = std::getenv("STAN_NUM_THREADS");
     if (env != nullptr) {
       try {
@@ -864,6 +864,7 @@ int command(int argc, const char* argv[]) {
     run.num_threads = 1;
   arg& threads = const_cast<arg&>(find(run.args, {"num_threads"}));
   threads.value = std::to_string(run.num_threads);
+  threads.is_default = equals_default(threads);
   stan::math::init_threadpool_tbb(run.num_threads);
 
   try {
