@@ -40,6 +40,7 @@ def _cmd_toolchain(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     import arviz as az
     import numpy as np
+    import pandas as pd
 
     from bayeswe import fit
     from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec
@@ -72,7 +73,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         if method == "nuts":
             nuts = idata
     print("\nNUTS summary (ArviZ):")
-    print(az.summary(nuts, var_names=["theta"]))
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(az.summary(nuts, var_names=["theta"]))
     return 0
 
 
