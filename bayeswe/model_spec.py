@@ -37,7 +37,9 @@ __all__ = [
 ]
 
 #: Directory holding the Stan programs of the registered models.
-MODELS_DIR: Path = Path(__file__).resolve().parent.parent / "models"
+#: (``bayeswe/models`` links to the repository's top-level ``models/`` and is
+#: copied into wheels, so this works from a checkout and from an install.)
+MODELS_DIR: Path = Path(__file__).parent / "models"
 
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 

@@ -133,11 +133,15 @@ def find_real_cmdstan() -> Path | None:
     return None
 
 
-def _bundled_id(httpstan_dir: Path) -> str:
-    """Hash of everything that goes into the bundled installation."""
+def _bundled_id() -> str:
+    """Hash of everything that goes into the bundled installation.
+
+    The wheel's location is not part of it: the installation holds copies of
+    what it needs, so it outlives the virtual environment it was built from.
+    """
     h = hashlib.sha256()
     h.update(STAN_VERSION.encode())
-    h.update(str(httpstan_dir.resolve()).encode())
+    h.update(HTTPSTAN_VERSION.encode())
     h.update(_compiler().encode())
     for f in sorted(_CPP_DIR.glob("*")) + [_MAKEFILE_TEMPLATE]:
         if f.is_file():
@@ -191,7 +195,7 @@ def build_bundled(
         Parallel compile jobs (``make -j``).
     """
     httpstan_dir = _httpstan_dir()
-    toolchain_id = _bundled_id(httpstan_dir)
+    toolchain_id = _bundled_id()
     target = bundled_path()
     with _lock("toolchain"):
         if not force and _read_stamp(target).get("toolchain_id") == toolchain_id:
@@ -230,11 +234,12 @@ def _assemble(root: Path, httpstan_dir: Path, toolchain_id: str) -> None:
         (root / sub).mkdir(parents=True)
     shutil.copy2(httpstan_dir / "stanc", root / "bin" / "stanc")
     (root / "bin" / "stanc").chmod(0o755)
-    # Libraries are copied so that compiled models keep running if the
-    # virtual environment holding httpstan moves; headers are only needed to
-    # compile and are used in place.
+    # Headers and libraries are copied (about 190 MB) so that the installation
+    # and the models compiled with it outlive the virtual environment holding
+    # httpstan: a new environment or a fresh CI clone reuses them.
     for lib in (httpstan_dir / "lib").iterdir():
         shutil.copy2(lib, root / "lib" / lib.name, follow_symlinks=True)
+    shutil.copytree(httpstan_dir / "include", root / "include", symlinks=True)
     for src in _CPP_DIR.iterdir():
         if src.suffix in {".cpp", ".hpp"}:
             shutil.copy2(src, root / "src" / src.name)
@@ -243,7 +248,6 @@ def _assemble(root: Path, httpstan_dir: Path, toolchain_id: str) -> None:
         _MAKEFILE_TEMPLATE.read_text()
         .replace("@HTTPSTAN_VERSION@", HTTPSTAN_VERSION)
         .replace("@TOOLCHAIN_ID@", toolchain_id)
-        .replace("@STAN_INCLUDE@", str(httpstan_dir / "include"))
         .replace("@CXX@", _compiler())
     )
     (root / "makefile").write_text(makefile)

@@ -346,3 +346,95 @@ def test_bundled_installation_builds_from_scratch_atomically(tmp_path: Path) -> 
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "class m_model" in (tmp_path / "m.hpp").read_text()
+
+
+def test_metric_file_is_used_as_given(model: cmdstanpy.CmdStanModel) -> None:
+    fit = model.sample(
+        data=DATA,
+        chains=2,
+        seed=4,
+        metric={"inv_metric": [0.25]},
+        adapt_engaged=False,
+        iter_warmup=0,
+        step_size=0.5,
+        iter_sampling=50,
+        show_progress=False,
+    )
+    np.testing.assert_array_equal(fit.metric, [[0.25], [0.25]])
+    np.testing.assert_array_equal(fit.step_size, [0.5, 0.5])
+
+
+def test_init_file_sets_the_initial_values(model: cmdstanpy.CmdStanModel) -> None:
+    fit = model.sample(
+        data=DATA,
+        chains=1,
+        seed=4,
+        inits={"theta": 0.3},
+        fixed_param=True,
+        iter_sampling=10,
+        show_progress=False,
+    )
+    np.testing.assert_allclose(fit.stan_variable("theta"), 0.3)
+
+
+def test_log_prob_on_unconstrained_scale(
+    model: cmdstanpy.CmdStanModel, data_file: Path, tmp_path: Path
+) -> None:
+    params = tmp_path / "unc.json"
+    params.write_text(json.dumps({"params_r": [0.0]}))  # logit(theta) = 0
+    out = tmp_path / "lp.csv"
+    proc = run_exe(
+        model,
+        "log_prob",
+        f"unconstrained_params={params}",
+        "jacobian=1",
+        "data",
+        f"file={data_file}",
+        "output",
+        f"file={out}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    lp, grad = data_rows(out)[0]
+    assert lp == pytest.approx((N + 2) * math.log(0.5), rel=1e-6)
+    assert grad == pytest.approx((S + 1) * 0.5 - (N - S + 1) * 0.5, rel=1e-6)
+
+
+def test_single_path_pathfinder(model: cmdstanpy.CmdStanModel) -> None:
+    fit = model.pathfinder(data=DATA, seed=2, num_paths=1, draws=250)
+    theta = fit.stan_variable("theta")
+    assert theta.shape == (250,)
+    assert 0.1 < theta.mean() < 0.4  # posterior mean 0.25, sd 0.12
+
+
+def test_diagnostic_and_profile_files(tmp_path: Path) -> None:
+    src = tmp_path / "profiled.stan"
+    src.write_text(
+        "data { int N; vector[N] y; } parameters { real mu; }\n"
+        'model { profile("likelihood") { y ~ normal(mu, 1); } }\n'
+    )
+    profiled = toolchain.compile_model(src)
+    fit = profiled.sample(
+        data={"N": 3, "y": [0.1, 0.5, -0.2]},
+        chains=1,
+        seed=1,
+        iter_sampling=100,
+        save_latent_dynamics=True,
+        save_profile=True,
+        show_progress=False,
+    )
+    diagnostic = pd.read_csv(fit.runset.diagnostic_files[0], comment="#")
+    assert {"lp__", "mu", "p_mu", "g_mu"} <= set(diagnostic.columns)
+    profile = pd.read_csv(fit.runset.profile_files[0])
+    assert profile["name"].tolist() == ["likelihood"]
+    assert profile["autodiff_calls"].iloc[0] > 0
+
+
+def test_cmdstanpy_compile_options_pass_through_make(tmp_path: Path) -> None:
+    src = tmp_path / "opts.stan"
+    src.write_text("parameters { real x; } model { x ~ normal(3, 1); }\n")
+    compiled = cmdstanpy.CmdStanModel(
+        stan_file=str(src), cpp_options={"STAN_THREADS": "TRUE"}, stanc_options={"O1": True}
+    )
+    assert compiled.exe_info()["STAN_THREADS"] == "true"
+    fit = compiled.optimize(seed=1)
+    assert fit.optimized_params_dict["x"] == pytest.approx(3.0, abs=1e-4)
