@@ -21,7 +21,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -353,7 +352,3 @@ def _compile_into(stan_file: Path, final: Path) -> None:
         tmp.rename(final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def main_progress(line: str) -> None:  # pragma: no cover - console output
-    print(line, file=sys.stderr, flush=True)

@@ -579,7 +579,6 @@ std::vector<std::vector<double>> constrained_to_unconstrained(const std::string&
     csv_table t = read_stan_csv(path);
     Eigen::MatrixXd draws = parameter_columns(t, model, path);
     for (Eigen::Index r = 0; r < draws.rows(); ++r) {
-      std::vector<double> row(draws.row(r).data(), draws.row(r).data() + draws.cols());
       Eigen::VectorXd constrained = draws.row(r).transpose();
       Eigen::VectorXd unc;
       model.unconstrain_array(constrained, unc, &std::cout);
@@ -724,7 +723,7 @@ int run_pathfinder(const run_settings& run, stan::model::model_base& model, stan
   }
   return stan::services::pathfinder::pathfinder_lbfgs_multi(
       model, inits, run.seed, run.id, run.init_radius, history, init_alpha, tol_obj, tol_rel_obj, tol_grad,
-      tol_rel_grad, tol_param, max_iters, num_elbo_draws, num_draws, num_psis_draws, num_paths, false, run.refresh,
+      tol_rel_grad, tol_param, max_iters, num_elbo_draws, num_draws, num_psis_draws, num_paths, save_single, run.refresh,
       interrupt, logger, init_writers, single_out, single_diag, out, diagnostics, calculate_lp, psis_resample);
 }
 
