@@ -2,6 +2,9 @@
 
 from bayeswe.fit import fit
 
+# Importing the SGNS package registers the "sgns" and "sgns_identified" models.
+from bayeswe.sgns import SGNSData, fit_sgns, simulate_sgns
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "fit"]
+__all__ = ["SGNSData", "__version__", "fit", "fit_sgns", "simulate_sgns"]

@@ -1,0 +1,59 @@
+"""Probabilistic skip-gram with negative sampling (SGNS) with honest uncertainty.
+
+Yrjänäinen, Boström, Magnusson and Jonasson, "Posterior Sampling of Probabilistic
+Word Embeddings": the aggregated SGNS likelihood (eq. (5)) with a Gaussian prior,
+identified by fixing ``K`` context vectors (section 2), simulated data (section
+4.1) and rotation-invariant metrics (eqs. (11)-(12)).
+
+Importing this package registers the Stan models ``"sgns"`` and ``"sgns_identified"``
+with :func:`bayeswe.fit`.
+"""
+
+from bayeswe.sgns.data import SGNSData, default_vocabulary
+from bayeswe.sgns.errors import IdentificationError, SGNSDataError
+from bayeswe.sgns.identify import (
+    Anchors,
+    check_anchors,
+    choose_anchor_words,
+    find_anchors,
+    identify_draws,
+    identify_transform,
+)
+from bayeswe.sgns.metrics import (
+    cooccurrence_probability,
+    cosine_similarity,
+    draws_of,
+    interval_coverage,
+    log_likelihood,
+    mean_log_likelihood,
+    posterior_cosine_similarity,
+    rmse_co,
+)
+from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED, fit_sgns
+from bayeswe.sgns.simulate import SimulatedSGNS, simulate_sgns
+
+__all__ = [
+    "SGNS",
+    "SGNS_IDENTIFIED",
+    "Anchors",
+    "IdentificationError",
+    "SGNSData",
+    "SGNSDataError",
+    "SimulatedSGNS",
+    "check_anchors",
+    "choose_anchor_words",
+    "cooccurrence_probability",
+    "cosine_similarity",
+    "default_vocabulary",
+    "draws_of",
+    "find_anchors",
+    "fit_sgns",
+    "identify_draws",
+    "identify_transform",
+    "interval_coverage",
+    "log_likelihood",
+    "mean_log_likelihood",
+    "posterior_cosine_similarity",
+    "rmse_co",
+    "simulate_sgns",
+]

@@ -1,0 +1,100 @@
+"""`bayeswe compare sgns`, `bayeswe bench sgns-stan` and the Listing 2 reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bayeswe.cli import main
+from bayeswe.sgns import SGNSData, simulate_sgns
+from bayeswe.sgns.bench import DEFAULT_PAPER_TEXT, ListingError, listing2_data, read_listing
+
+needs_paper = pytest.mark.skipif(
+    not DEFAULT_PAPER_TEXT.is_file(), reason="the paper's text (Listing 2) is not available"
+)
+
+
+def test_compare_sgns_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "compare", "sgns", "--V", "12", "--K", "2", "--N", "3000", "--seed", "5",
+            "--methods", "nuts,laplace,map", "--iter-warmup", "300", "--iter-sampling", "300",
+            "--draws", "400", "--holdout", "0.2", "--json",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["settings"]["V"] == 12 and out["settings"]["init"] == "map"
+    assert len(out["anchor_words"]) == 2
+    by_method = {r["method"]: r for r in out["results"]}
+    assert set(by_method) == {"nuts", "laplace", "map"}
+    assert by_method["nuts"]["draws"] == 600 and by_method["laplace"]["draws"] == 400
+    assert by_method["map"]["draws"] == 1 and by_method["map"]["coverage"] is None
+    assert out["settings"]["N_train"] < 3000
+    for r in out["results"]:
+        assert 0 < r["rmse_co"] < 0.2
+        # log(1/2) per observation is what a zero embedding scores
+        assert -1.0 < r["holdout_loglik"] < 0
+    assert 0.5 < by_method["nuts"]["coverage"] <= 1.0
+    assert by_method["nuts"]["rhat_max"] < 1.05
+
+
+def test_compare_sgns_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "sgns", "--V", "8", "--K", "2", "--N", "1000", "--methods", "map"]) == 0
+    out = capsys.readouterr().out
+    assert "fixed context words" in out and "RMSE_co" in out and "\nmap " in out
+
+
+@needs_paper
+def test_read_listing_from_the_paper() -> None:
+    two = read_listing(DEFAULT_PAPER_TEXT, 2)
+    assert two.startswith("data {") and "fixed_context_matrix" in two
+    assert two.count("\n") == 63
+    one = read_listing(DEFAULT_PAPER_TEXT, 1)
+    assert "fixed_context_matrix" not in one and one.count("\n") == 36
+
+
+def test_read_listing_errors(tmp_path: Path) -> None:
+    text = tmp_path / "paper.txt"
+    text.write_text("no code here\nListing 1: caption\n")
+    with pytest.raises(ListingError, match="does not start with a data block"):
+        read_listing(text, 1)
+    with pytest.raises(ListingError, match="no 'Listing 2:'"):
+        read_listing(text, 2)
+    text.write_text("1data {\n3 int x;\n2}\nListing 1: caption\n")
+    with pytest.raises(ListingError, match="line 2"):
+        read_listing(text, 1)
+
+
+def test_listing2_data_rows() -> None:
+    data = SGNSData(3, [0, 1, 2], [1, 2, 0], [4, 2, 3], [1, 2, 0])
+    d = listing2_data(data, 1, 0.5, np.ones((1, 1)))
+    assert d["U"] == 4
+    rows = set(
+        zip(d["target_word"], d["context_word"], d["posneg_labels"], d["counts"], strict=True)
+    )
+    assert rows == {(1, 2, 1, 1), (1, 2, 0, 3), (2, 3, 1, 2), (3, 1, 0, 3)}
+
+
+@needs_paper
+def test_bench_sgns_stan_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "sgns-stan", "--json", "--V", "15", "--K", "2", "--N", "2000"]
+    assert main([*args, "--repeats", "1", "--iters", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    summary = out["summary"]
+    assert summary["grad_speedup_vs_listing2"] > 0
+    # Same posterior: the two programs agree on the log density at the starting point.
+    assert summary["lp_abs_diff_at_start"] < 1e-8 * abs(summary["lp_at_start"])
+    run = out["runs"][0]
+    assert run["ours_leapfrog_steps"] > 0 and run["listing2_leapfrog_steps"] > 0
+    assert out["settings"]["P_unique_pairs"] == simulate_sgns(15, 2, 2000, seed=20261121).data.P
+
+
+def test_compare_rejects_unknown_methods_before_running() -> None:
+    from bayeswe.sgns.compare import compare_methods
+
+    with pytest.raises(ValueError, match="subset"):
+        compare_methods(5, 2, 100, seed=1, methods=["nuts", "hmc"])
