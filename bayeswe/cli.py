@@ -84,39 +84,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from bayeswe.sgns.compare import compare_methods
+    from bayeswe.sgns import compare
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    result = compare_methods(
-        args.V,
-        args.K,
-        args.N,
-        seed=args.seed,
-        methods=methods,
-        prior_sd=args.prior_sd,
-        distribution=args.distribution,
-        chains=args.chains,
-        iter_warmup=args.iter_warmup,
-        iter_sampling=args.iter_sampling,
-        draws=args.draws,
-        anchor_words=args.anchor_words,
-        init=args.init,
-        holdout_fraction=args.holdout,
-    )
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
-        return 0
-    s = result.settings
-    print(
-        f"SGNS on simulated data: V={s['V']}, K={s['K']}, N={s['N']} ({s['P']} unique pairs), "
-        f"{s['distribution']} pairs, prior sd {s['prior_sd']:.4g}, seed {s['seed']}"
-    )
-    print(
-        f"fixed context words: {', '.join(result.anchor_words)} "
-        f"(condition number {result.anchor_condition_number:.3g})\n"
-    )
-    print(result.table())
-    return 0
+    return compare.main(args=args)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -151,40 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     sgns = compare_sub.add_parser(
         "sgns", help="SGNS: RMSE_co, 90%% coverage, ESS and time per method (paper section 4.1)"
     )
-    sgns.add_argument("--V", type=int, default=100, help="vocabulary size (default 100)")
-    sgns.add_argument("--K", type=int, default=5, help="embedding dimension (default 5)")
-    sgns.add_argument("--N", type=int, default=50_000, help="observations (default 50000)")
-    sgns.add_argument("--seed", type=int, default=20261121)
-    sgns.add_argument(
-        "--methods",
-        default="nuts,advi,laplace,pathfinder,map",
-        help="comma-separated bayeswe.fit methods (default: %(default)s)",
-    )
-    sgns.add_argument("--prior-sd", type=float, default=None, help="default 1/sqrt(K)")
-    sgns.add_argument("--distribution", choices=("uniform", "zipf"), default="uniform")
-    sgns.add_argument("--chains", type=int, default=2, help="NUTS chains (default 2)")
-    sgns.add_argument("--iter-warmup", type=int, default=1000)
-    sgns.add_argument("--iter-sampling", type=int, default=1000)
-    sgns.add_argument("--draws", type=int, default=2000, help="draws of the approximations")
-    sgns.add_argument(
-        "--anchor-words",
-        choices=("qr", "last", "first"),
-        default="qr",
-        help="how the K fixed context words are chosen (default: pivoted QR)",
-    )
-    sgns.add_argument(
-        "--init",
-        choices=("map", "random"),
-        default="map",
-        help="start at the MAP (default) or at Stan's random inits",
-    )
-    sgns.add_argument(
-        "--holdout",
-        type=float,
-        default=None,
-        help="hold out this share of the observations and report hold-out log likelihood",
-    )
-    sgns.add_argument("--json", action="store_true", help="print JSON")
+    from bayeswe.sgns.compare import build_parser as build_compare_parser
+
+    build_compare_parser(sgns)
     sgns.set_defaults(func=_cmd_compare)
 
     bench = sub.add_parser("bench", help="benchmarks")

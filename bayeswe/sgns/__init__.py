@@ -14,10 +14,12 @@ from bayeswe.sgns.errors import IdentificationError, SGNSDataError
 from bayeswe.sgns.identify import (
     Anchors,
     check_anchors,
+    check_anchors_in_data,
     choose_anchor_words,
     find_anchors,
     identify_draws,
     identify_transform,
+    word_counts,
 )
 from bayeswe.sgns.metrics import (
     cooccurrence_probability,
@@ -41,6 +43,7 @@ __all__ = [
     "SGNSDataError",
     "SimulatedSGNS",
     "check_anchors",
+    "check_anchors_in_data",
     "choose_anchor_words",
     "cooccurrence_probability",
     "cosine_similarity",
@@ -56,4 +59,5 @@ __all__ = [
     "posterior_cosine_similarity",
     "rmse_co",
     "simulate_sgns",
+    "word_counts",
 ]

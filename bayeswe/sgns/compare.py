@@ -1,41 +1,81 @@
-"""Compare inference methods on simulated SGNS data (section 4.1.2, Tables 1-3).
+"""Compare inference methods on simulated SGNS data (section 4.1.2, Tables 1-3, 5).
 
 One simulated dataset (eqs. (16)-(18)) with known embeddings; the identification
 workflow of section 4.1.1 (MAP anchors, chosen by pivoted QR unless told
-otherwise) and then one fit of ``sgns_identified`` per method. For each method:
+otherwise) and then one fit of ``sgns_identified`` per method. For each method
+(the JSON keys of :meth:`SGNSComparison.to_dict`):
 
+* ``wall_s``: wall time of the Stan run (compilation excluded), ``draws`` and
+  ``draws_per_s`` (Table 3);
+* ``median_ess``: median bulk ESS (ArviZ) over the ``V^2`` co-occurrence
+  probabilities ``P(w ∧ v)`` (Table 2; a seeded random 10 000 of them when
+  ``V > 100``), and ``ess_per_s`` = ``median_ess / wall_s``.
+  For the approximations (one "chain" of independent draws) it is close to the
+  number of draws by construction; for MAP it is undefined;
+* ``rhat_max``: largest R-hat of the free parameters (NUTS with two or more chains);
 * ``rmse_co``: eq. (12) between the point estimate (posterior mean of the
   identified ``rho`` and ``alpha``; the mode for MAP) and the truth (Figure 2);
-* ``coverage``: share of the ``V^2`` true ``P(w ∧ v)`` inside the equal-tailed 90 %
-  credible interval (Table 1);
-* ``ess_bulk_median`` and ``rhat_max`` over the free parameters (Table 2; NUTS only
-  — the approximations' draws are independent by construction);
-* ``wall_time`` of the Stan run (compilation excluded) and ``draws_per_second``
-  (Table 3);
-* with ``holdout_fraction``, ``holdout_loglik``: the mean log likelihood per
-  held-out observation (eq. (5)) of the point estimate, the comparison of
-  posterior mean and MAP of Tables 5 and 6. The fits then see only the training part.
+* ``coverage90``: share of the ``V^2`` true ``P(w ∧ v)`` inside the equal-tailed
+  credible interval at ``level`` (90 % by default; Table 1);
+* ``holdout_loglik``: mean log likelihood per held-out observation (eq. (5)) of
+  the point estimate (Tables 5 and 6). Held-out data are ``N // 5`` fresh
+  observations from the true embeddings, or with ``holdout_fraction`` a share of
+  the simulated observations that the fits then do not see.
+
+With ``out_dir`` each method's InferenceData is saved as ``<out_dir>/<method>.nc``
+and ``<out_dir>/cosine_similarity.png`` overlays the posteriors of the cosine
+similarity of a few word pairs (target vectors ``rho``, identified coordinates;
+Figures 4-6) for all methods, with the true value mapped onto the same slice.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
-from collections.abc import Mapping, Sequence
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import arviz as az
 import numpy as np
+import xarray as xr
+from scipy.special import expit
 
-from bayeswe.sgns.identify import find_anchors
-from bayeswe.sgns.metrics import draws_of, interval_coverage, mean_log_likelihood, rmse_co
+from bayeswe.sgns.identify import (
+    ANCHOR_RULES,
+    DEFAULT_ANCHOR_RULE,
+    find_anchors,
+    identify_transform,
+)
+from bayeswe.sgns.metrics import (
+    cosine_similarity,
+    draws_of,
+    interval_coverage,
+    mean_log_likelihood,
+    posterior_cosine_similarity,
+    rmse_co,
+)
 from bayeswe.sgns.models import fit_sgns
-from bayeswe.sgns.simulate import simulate_sgns
+from bayeswe.sgns.simulate import DISTRIBUTIONS, simulate_sgns
 
-__all__ = ["DEFAULT_METHODS", "MethodResult", "SGNSComparison", "compare_methods"]
+__all__ = [
+    "DEFAULT_METHODS",
+    "MethodResult",
+    "SGNSComparison",
+    "build_parser",
+    "compare_methods",
+    "main",
+]
 
 #: Methods compared by default: the paper's HMC, MFVI, Laplace and MAP, plus Pathfinder.
 DEFAULT_METHODS: tuple[str, ...] = ("nuts", "advi", "laplace", "pathfinder", "map")
+
+#: Word pairs of the cosine-similarity figure (indices into the vocabulary).
+FIGURE_PAIRS: tuple[tuple[int, int], ...] = ((0, 1), (2, 3), (4, 5))
 
 
 @dataclass(frozen=True)
@@ -43,14 +83,15 @@ class MethodResult:
     """Accuracy and cost of one method on one dataset (see the module docstring)."""
 
     method: str
-    rmse_co: float
-    coverage: float
-    ess_bulk_median: float
-    rhat_max: float
+    wall_s: float
     draws: int
-    wall_time: float
-    draws_per_second: float
-    holdout_loglik: float = math.nan
+    draws_per_s: float
+    median_ess: float
+    ess_per_s: float
+    rmse_co: float
+    coverage90: float
+    holdout_loglik: float
+    rhat_max: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -87,23 +128,22 @@ class SGNSComparison:
 
     def table(self) -> str:
         """The results as a fixed-width text table."""
+
+        def fmt(x: float, spec: str) -> str:
+            return "-" if not math.isfinite(x) else format(x, spec)
+
         head = (
-            f"{'method':12s} {'RMSE_co':>9s} {'cover90':>8s} {'ESS med':>8s} "
-            f"{'R-hat max':>9s} {'draws':>6s} {'wall s':>8s} {'draws/s':>9s} {'hold-out':>9s}"
+            f"{'method':14s} {'wall s':>8s} {'draws/s':>9s} {'ESS med':>8s} {'ESS/s':>8s} "
+            f"{'RMSE_co':>8s} {'cover90':>8s} {'hold-out':>9s} {'R-hat':>6s}"
         )
         lines = [head, "-" * len(head)]
         for r in self.results:
-
-            def fmt(x: float, spec: str) -> str:
-                if not math.isfinite(x):
-                    return "-"
-                return format(x, spec[:-1]) + "%" if spec.endswith("%") else format(x, spec)
-
+            cover = fmt(100 * r.coverage90, ".1f") + ("" if math.isnan(r.coverage90) else " %")
             lines.append(
-                f"{r.method:12s} {fmt(r.rmse_co, '9.5f'):>9s} {fmt(100 * r.coverage, '7.1f%'):>8s} "
-                f"{fmt(r.ess_bulk_median, '8.0f'):>8s} {fmt(r.rhat_max, '9.3f'):>9s} "
-                f"{r.draws:6d} {r.wall_time:8.2f} {fmt(r.draws_per_second, '9.1f'):>9s} "
-                f"{fmt(r.holdout_loglik, '9.4f'):>9s}"
+                f"{r.method:14s} {r.wall_s:8.2f} {fmt(r.draws_per_s, '9.1f'):>9s} "
+                f"{fmt(r.median_ess, '8.0f'):>8s} {fmt(r.ess_per_s, '8.1f'):>8s} "
+                f"{r.rmse_co:8.4f} {cover:>8s} {fmt(r.holdout_loglik, '9.5f'):>9s} "
+                f"{fmt(r.rhat_max, '6.3f'):>6s}"
             )
         return "\n".join(lines)
 
@@ -112,14 +152,41 @@ def _method_options(method: str, iter_warmup: int, iter_sampling: int, draws: in
     if method == "nuts":
         return {"iter_warmup": iter_warmup, "iter_sampling": iter_sampling}
     if method in ("advi", "advi-fullrank"):
-        # Stan's defaults (meanfield, 10 000 iterations at most) and the paper's 2000 draws;
+        # Stan's defaults (10 000 iterations at most) and the paper's 2000 draws;
         # ADVI often stops on its relative tolerance without "converging" in Stan's sense.
         return {"draws": draws, "require_converged": False}
-    if method == "laplace":
-        return {"draws": draws}
-    if method == "pathfinder":
+    if method in ("laplace", "pathfinder"):
         return {"draws": draws}
     return {}
+
+
+#: Largest number of ``P(w ∧ v)`` cells whose ESS is computed; above it, a seeded
+#: random subset of this many cells (memory: cells x draws doubles).
+MAX_ESS_CELLS = 10_000
+
+
+def _cooccurrence_ess(idata: az.InferenceData) -> float:
+    """Median bulk ESS over the draws of ``P(w ∧ v)`` (chains kept apart).
+
+    All ``V^2`` cells up to :data:`MAX_ESS_CELLS`, else a seeded random subset.
+    """
+    post = idata.posterior
+    rho = post["rho"].transpose("chain", "draw", "word", "dim").values
+    alpha = post["alpha"].transpose("chain", "draw", "word", "dim").values
+    if rho.shape[0] * rho.shape[1] < 4:
+        return math.nan
+    V = rho.shape[2]
+    cells = np.arange(V * V)
+    if cells.size > MAX_ESS_CELLS:
+        cells = np.sort(np.random.default_rng(0).choice(cells, MAX_ESS_CELLS, replace=False))
+    target, context = np.divmod(cells, V)
+    prob = expit(np.einsum("cdpk,cdpk->cdp", rho[:, :, target], alpha[:, :, context]))
+    ds = xr.Dataset({"p": (("chain", "draw", "cell"), prob)})
+    return float(np.nanmedian(az.ess(ds, method="bulk")["p"].values))
+
+
+def _stderr_progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def compare_methods(
@@ -136,10 +203,12 @@ def compare_methods(
     iter_warmup: int = 1000,
     iter_sampling: int = 1000,
     draws: int = 2000,
-    anchor_words: str | Sequence[int] = "qr",
+    anchor_words: str | Sequence[int] = DEFAULT_ANCHOR_RULE,
     init: str = "map",
     level: float = 0.9,
     holdout_fraction: float | None = None,
+    out_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> SGNSComparison:
     """Simulate one dataset and fit it by each method (the paper's section 4.1.2).
 
@@ -148,7 +217,8 @@ def compare_methods(
     V, K, N
         Vocabulary size, embedding dimension, number of observations.
     seed
-        Seeds the simulation and every fit (fits get ``seed + 1``, modulo ``2**32``).
+        Seeds the simulation and every fit (fits get ``seed + 1``, modulo ``2**32``;
+        the fresh hold-out data ``seed + 2``).
     methods
         :func:`bayeswe.fit` methods to compare.
     prior_sd
@@ -165,10 +235,15 @@ def compare_methods(
     init
         ``"map"`` or ``"random"`` initialization (see :func:`~bayeswe.sgns.models.fit_sgns`).
     level
-        Credible level of the coverage check.
+        Credible level of the coverage check (reported as ``coverage90``).
     holdout_fraction
-        If given, hold out this share of the observations (``SGNSData.split`` with
-        ``seed``) and report the point estimates' mean hold-out log likelihood.
+        If given, hold out this share of the simulated observations
+        (``SGNSData.split`` with ``seed``); otherwise ``N // 5`` fresh observations.
+    out_dir
+        If given, save ``<method>.nc`` per method and ``cosine_similarity.png``.
+    progress
+        Called with a one-line message before and after each fit (the command
+        line prints them to stderr; NUTS then also shows CmdStan's progress bars).
 
     Returns
     -------
@@ -179,17 +254,28 @@ def compare_methods(
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
         raise ValueError(f"methods must be a non-empty subset of {METHODS}, got {list(methods)}")
+    if len(set(methods)) != len(methods):
+        raise ValueError(f"methods repeat: {list(methods)}")
     fit_seed = (int(seed) + 1) % 2**32
     sim = simulate_sgns(V, K, N, seed=seed, epsilon=epsilon, distribution=distribution)
     sd = float(epsilon / math.sqrt(K)) if prior_sd is None else float(prior_sd)
     truth = sim.probability
-    train, test = sim.data, None
-    if holdout_fraction is not None:
+    if holdout_fraction is None:
+        train, test = sim.data, sim.sample(max(N // 5, 1), seed=(int(seed) + 2) % 2**32)
+    else:
         train, test = sim.data.split(holdout_fraction, seed=seed)
+    out = None if out_dir is None else Path(out_dir)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
     anchors, _ = find_anchors(train, K, prior_sd=sd, anchor_words=anchor_words, seed=fit_seed)
-    results = []
-    for method in methods:
+    results, fits = [], {}
+    for i, method in enumerate(methods, start=1):
         options = _method_options(method, iter_warmup, iter_sampling, draws)
+        if progress is not None:
+            progress(f"[{i}/{len(methods)}] {method}: fitting ...")
+            if method == "nuts":
+                options["show_progress"] = True
+        started = time.perf_counter()
         idata = fit_sgns(
             train,
             K,
@@ -201,36 +287,16 @@ def compare_methods(
             chains=chains if method == "nuts" else None,
             **options,
         )
-        rho, alpha = draws_of(idata)
-        n_draws = rho.shape[0]
-        rho_hat, alpha_hat = rho.mean(axis=0), alpha.mean(axis=0)
-        estimate = rmse_co(rho_hat, alpha_hat, sim.rho, sim.alpha)
-        holdout = math.nan if test is None else mean_log_likelihood(rho_hat, alpha_hat, test)
-        if n_draws > 1:
-            coverage = float(interval_coverage(rho, alpha, truth, level=level).mean())
-        else:
-            coverage = math.nan
-        ess_median = rhat_max = math.nan
-        if method == "nuts":
-            names = ["rho", "alpha_free"]
-            ess = az.ess(idata, var_names=names, method="bulk")
-            ess_median = float(np.median(np.concatenate([ess[v].values.ravel() for v in names])))
-            rhat = az.rhat(idata, var_names=names)
-            rhat_max = float(max(rhat[v].values.max() for v in names))
-        wall = float(idata.attrs["wall_time"])
-        results.append(
-            MethodResult(
-                method=method,
-                rmse_co=float(estimate),
-                coverage=coverage,
-                ess_bulk_median=ess_median,
-                rhat_max=rhat_max,
-                draws=int(n_draws),
-                wall_time=wall,
-                draws_per_second=n_draws / wall if n_draws > 1 and wall > 0 else math.nan,
-                holdout_loglik=float(holdout),
+        results.append(_evaluate(method, idata, sim, test, truth, level))
+        fits[method] = idata
+        if out is not None:
+            idata.to_netcdf(str(out / f"{method}.nc"))
+        if progress is not None:
+            r = results[-1]
+            progress(
+                f"[{i}/{len(methods)}] {method}: done in {time.perf_counter() - started:.1f} s "
+                f"(Stan {r.wall_s:.1f} s), RMSE_co {r.rmse_co:.4f}"
             )
-        )
     settings = {
         "V": V,
         "K": K,
@@ -238,6 +304,7 @@ def compare_methods(
         "P": sim.data.P,
         "holdout_fraction": holdout_fraction,
         "N_train": train.total,
+        "N_holdout": test.total,
         "seed": seed,
         "prior_sd": sd,
         "epsilon": epsilon,
@@ -246,12 +313,183 @@ def compare_methods(
         "iter_warmup": iter_warmup,
         "iter_sampling": iter_sampling,
         "draws": draws,
+        "anchor_rule": anchor_words if isinstance(anchor_words, str) else "explicit",
         "init": init,
         "level": level,
     }
+    extra: dict[str, Any] = {}
+    if out is not None:
+        # Cosine similarity is not GL(K)-invariant: compare in identified coordinates.
+        true_rho, _ = identify_transform(
+            sim.rho, sim.alpha, anchors.fixed_index, anchors.fixed_alpha
+        )
+        figure = _cosine_figure(fits, train.vocabulary, true_rho, out / "cosine_similarity.png")
+        extra["files"] = sorted([f"{m}.nc" for m in fits] + [figure.name])
     return SGNSComparison(
         settings=settings,
         results=tuple(results),
         anchor_words=anchors.words,
         anchor_condition_number=anchors.condition_number,
+        extra=extra,
     )
+
+
+def _evaluate(
+    method: str,
+    idata: az.InferenceData,
+    sim: Any,
+    test: Any,
+    truth: np.ndarray,
+    level: float,
+) -> MethodResult:
+    rho, alpha = draws_of(idata)
+    n_draws = rho.shape[0]
+    rho_hat, alpha_hat = rho.mean(axis=0), alpha.mean(axis=0)
+    coverage = math.nan
+    if n_draws > 1:
+        coverage = float(interval_coverage(rho, alpha, truth, level=level).mean())
+    ess = _cooccurrence_ess(idata) if n_draws > 1 else math.nan
+    rhat_max = math.nan
+    if method == "nuts" and idata.posterior.sizes["chain"] > 1:
+        names = ["rho", "alpha_free"]
+        rhat = az.rhat(idata, var_names=names)
+        rhat_max = float(max(rhat[v].values.max() for v in names))
+    wall = float(idata.attrs["wall_time"])
+    return MethodResult(
+        method=method,
+        wall_s=wall,
+        draws=int(n_draws),
+        draws_per_s=n_draws / wall if n_draws > 1 and wall > 0 else math.nan,
+        median_ess=ess,
+        ess_per_s=ess / wall if wall > 0 else math.nan,
+        rmse_co=float(rmse_co(rho_hat, alpha_hat, sim.rho, sim.alpha)),
+        coverage90=coverage,
+        holdout_loglik=float(mean_log_likelihood(rho_hat, alpha_hat, test)),
+        rhat_max=rhat_max,
+    )
+
+
+def _cosine_figure(
+    fits: Mapping[str, az.InferenceData],
+    vocabulary: Sequence[str],
+    true_rho: np.ndarray,
+    path: Path,
+) -> Path:
+    """Overlay the cosine-similarity posteriors of :data:`FIGURE_PAIRS` for every method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pairs = [(a, b) for a, b in FIGURE_PAIRS if max(a, b) < len(vocabulary)]
+    fig, axes = plt.subplots(1, len(pairs), figsize=(4.2 * len(pairs), 3.4), squeeze=False)
+    bins = np.linspace(-1, 1, 81)
+    for ax, (a, b) in zip(axes[0], pairs, strict=True):
+        wa, wb = vocabulary[a], vocabulary[b]
+        for j, (method, idata) in enumerate(fits.items()):
+            color = f"C{j}"
+            cos = posterior_cosine_similarity(idata, wa, wb).values.ravel()
+            if cos.size > 1:
+                ax.hist(cos, bins=bins, density=True, histtype="step", color=color, label=method)
+            else:
+                ax.axvline(float(cos[0]), color=color, linestyle="--", label=method)
+        ax.axvline(
+            float(cosine_similarity(true_rho[a], true_rho[b])), color="k", lw=1.5, label="truth"
+        )
+        ax.set_title(f"cos(rho[{wa}], rho[{wb}])")
+        ax.set_xlabel("cosine similarity")
+    axes[0][0].set_ylabel("posterior density")
+    axes[0][-1].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """Options of ``bayeswe compare sgns`` (added to ``parser`` if given)."""
+    if parser is None:
+        parser = argparse.ArgumentParser(
+            prog="bayeswe compare sgns",
+            description="fit one simulated SGNS dataset by several methods (paper section 4.1)",
+        )
+    add = parser.add_argument
+    add("--V", type=int, default=100, help="vocabulary size (default 100)")
+    add("--K", type=int, default=5, help="embedding dimension (default 5)")
+    add("--N", type=int, default=50_000, help="observations (default 50000)")
+    add("--seed", type=int, default=20261121)
+    add(
+        "--methods",
+        default=",".join(DEFAULT_METHODS),
+        help="comma-separated bayeswe.fit methods (default: %(default)s)",
+    )
+    add("--prior-sd", "--lambda", dest="prior_sd", type=float, default=None,
+        help="prior standard deviation lambda (default 1/sqrt(K))")  # fmt: skip
+    add("--distribution", choices=DISTRIBUTIONS, default="uniform")
+    add("--chains", type=int, default=2, help="NUTS chains (default 2)")
+    add("--iter-warmup", type=int, default=1000)
+    add("--iter-sampling", type=int, default=1000)
+    add("--draws", type=int, default=2000, help="draws of the approximations")
+    add(
+        "--anchor-words",
+        choices=ANCHOR_RULES,
+        default=DEFAULT_ANCHOR_RULE,
+        help="how the K fixed context words are chosen (default: %(default)s)",
+    )
+    add("--init", choices=("map", "random"), default="map",
+        help="start at the MAP (default) or at Stan's random inits")  # fmt: skip
+    add(
+        "--holdout",
+        type=float,
+        default=None,
+        help="hold out this share of the observations (default: N/5 fresh observations)",
+    )
+    add("--out", type=Path, default=None, help="save <method>.nc and cosine_similarity.png here")
+    add("--quiet", action="store_true", help="no progress messages on stderr")
+    add("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, args: argparse.Namespace | None = None) -> int:
+    """Run ``bayeswe compare sgns``; prints the table (or JSON) and returns 0."""
+    if args is None:
+        args = build_parser().parse_args(argv)
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    result = compare_methods(
+        args.V,
+        args.K,
+        args.N,
+        seed=args.seed,
+        methods=methods,
+        prior_sd=args.prior_sd,
+        distribution=args.distribution,
+        chains=args.chains,
+        iter_warmup=args.iter_warmup,
+        iter_sampling=args.iter_sampling,
+        draws=args.draws,
+        anchor_words=args.anchor_words,
+        init=args.init,
+        holdout_fraction=args.holdout,
+        out_dir=getattr(args, "out", None),
+        progress=None if getattr(args, "quiet", False) else _stderr_progress,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0
+    s = result.settings
+    print(
+        f"SGNS on simulated data: V={s['V']}, K={s['K']}, N={s['N']} ({s['P']} unique pairs), "
+        f"{s['distribution']} pairs, prior sd {s['prior_sd']:.4g}, seed {s['seed']}"
+    )
+    print(
+        f"fixed context words: {', '.join(result.anchor_words)} "
+        f"(condition number {result.anchor_condition_number:.3g})\n"
+    )
+    print(result.table())
+    if "files" in result.extra:
+        print(f"\nsaved in {args.out}: {', '.join(result.extra['files'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,7 +20,14 @@ import numpy as np
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
 from bayeswe.sgns.data import SGNSData
 from bayeswe.sgns.errors import SGNSDataError
-from bayeswe.sgns.identify import Anchors, check_anchors, find_anchors, identify_transform
+from bayeswe.sgns.identify import (
+    DEFAULT_ANCHOR_RULE,
+    Anchors,
+    check_anchors,
+    check_anchors_in_data,
+    find_anchors,
+    identify_transform,
+)
 
 __all__ = ["SGNS", "SGNS_IDENTIFIED", "fit_sgns"]
 
@@ -92,7 +99,7 @@ def fit_sgns(
     method: str,
     identified: bool = True,
     anchors: Anchors | None = None,
-    anchor_words: str | Sequence[int] | Sequence[str] = "qr",
+    anchor_words: str | Sequence[int] | Sequence[str] = DEFAULT_ANCHOR_RULE,
     prior_sd: float = 1.0,
     init: str = "map",
     init_jitter: float = 0.1,
@@ -149,6 +156,16 @@ def fit_sgns(
     arviz.InferenceData
         ``posterior`` with ``rho`` and ``alpha`` (``(chain, draw, word, dim)``);
         ``attrs["fixed_words"]`` lists the fixed words of an identified fit.
+
+    Raises
+    ------
+    IdentificationError
+        ``K >= V``; a fixed word not in the vocabulary or never observed as a
+        context word; a singular or ill-conditioned fixed matrix (condition
+        number above :data:`~bayeswe.sgns.identify.MAX_CONDITION`, reported in
+        the message).
+    SGNSDataError
+        ``data`` is not an :class:`~bayeswe.sgns.data.SGNSData`.
     """
     import bayeswe
 
@@ -173,6 +190,7 @@ def fit_sgns(
             data, K, prior_sd=prior_sd, anchor_words=anchor_words, seed=seed
         )
     check_anchors(anchors.fixed_index, anchors.fixed_alpha, V=data.V, K=K)
+    check_anchors_in_data(data, anchors.fixed_index)
     stan_data = data.stan_data(
         K, prior_sd=prior_sd, fixed_index=anchors.fixed_index, fixed_alpha=anchors.fixed_alpha
     )

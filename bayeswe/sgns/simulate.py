@@ -52,6 +52,17 @@ class SimulatedSGNS:
 
         return cooccurrence_probability(self.rho, self.alpha)
 
+    def sample(self, N: int, *, seed: int | None) -> SGNSData:
+        """``N`` fresh observations from the same embeddings and pair distribution.
+
+        Independent of :attr:`data` (given the truth), e.g. a hold-out set for
+        :func:`~bayeswe.sgns.metrics.mean_log_likelihood`.
+        """
+        if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
+            raise SGNSDataError(f"N must be an integer >= 1, got {N!r}")
+        rng = np.random.default_rng(seed)
+        return _observe(rng, self.rho, self.alpha, self.word_prob, int(N))
+
 
 def word_probabilities(
     V: int, distribution: str = "uniform", *, zipf_a: float = 1.0, zipf_b: float = 2.7
@@ -109,6 +120,19 @@ def simulate_sgns(
     rho = rng.normal(0.0, scale, size=(V, K))
     alpha = rng.normal(0.0, scale, size=(V, K))
     p_word = word_probabilities(V, distribution, zipf_a=zipf_a, zipf_b=zipf_b)
+    data = _observe(rng, rho, alpha, p_word, N)
+    return SimulatedSGNS(data=data, rho=rho, alpha=alpha, word_prob=p_word)
+
+
+def _observe(
+    rng: np.random.Generator,
+    rho: NDArray[np.float64],
+    alpha: NDArray[np.float64],
+    p_word: NDArray[np.float64],
+    N: int,
+) -> SGNSData:
+    """Eqs. (17)-(18) and the Bernoulli labels: ``N`` observations, aggregated."""
+    V = len(p_word)
     # Pair counts over the V x V cells, then the labels of each cell's observations.
     counts = rng.multinomial(N, np.outer(p_word, p_word).ravel())
     cells = np.flatnonzero(counts)
@@ -116,5 +140,4 @@ def simulate_sgns(
     logits = np.einsum("pk,pk->p", rho[target], alpha[context])
     n = counts[cells]
     n_pos = rng.binomial(n, 1.0 / (1.0 + np.exp(-logits)))
-    data = SGNSData(default_vocabulary(V), target, context, n, n_pos)
-    return SimulatedSGNS(data=data, rho=rho, alpha=alpha, word_prob=p_word)
+    return SGNSData(default_vocabulary(V), target, context, n, n_pos)

@@ -17,6 +17,18 @@ needs_paper = pytest.mark.skipif(
 )
 
 
+KEYS = {
+    "method",
+    "wall_s",
+    "draws_per_s",
+    "median_ess",
+    "ess_per_s",
+    "rmse_co",
+    "coverage90",
+    "holdout_loglik",
+}
+
+
 def test_compare_sgns_json(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [
@@ -31,21 +43,58 @@ def test_compare_sgns_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(out["anchor_words"]) == 2
     by_method = {r["method"]: r for r in out["results"]}
     assert set(by_method) == {"nuts", "laplace", "map"}
+    for r in out["results"]:
+        assert KEYS <= set(r)
     assert by_method["nuts"]["draws"] == 600 and by_method["laplace"]["draws"] == 400
-    assert by_method["map"]["draws"] == 1 and by_method["map"]["coverage"] is None
+    assert by_method["map"]["draws"] == 1 and by_method["map"]["coverage90"] is None
+    assert by_method["map"]["median_ess"] is None and by_method["map"]["draws_per_s"] is None
     assert out["settings"]["N_train"] < 3000
     for r in out["results"]:
         assert 0 < r["rmse_co"] < 0.2
         # log(1/2) per observation is what a zero embedding scores
         assert -1.0 < r["holdout_loglik"] < 0
-    assert 0.5 < by_method["nuts"]["coverage"] <= 1.0
-    assert by_method["nuts"]["rhat_max"] < 1.05
+    nuts = by_method["nuts"]
+    assert 0.5 < nuts["coverage90"] <= 1.0
+    assert nuts["rhat_max"] < 1.05
+    assert 0 < nuts["median_ess"] and nuts["ess_per_s"] == pytest.approx(
+        nuts["median_ess"] / nuts["wall_s"]
+    )
+    # Laplace draws are independent: ESS near the number of draws
+    assert 200 < by_method["laplace"]["median_ess"] < 800
+
+
+def test_compare_sgns_out_dir_and_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import arviz as az
+
+    from bayeswe.sgns.compare import main as compare_main
+
+    args = ["--V", "8", "--K", "2", "--N", "1500", "--seed", "3", "--methods", "nuts,advi,map"]
+    args += ["--iter-warmup", "200", "--iter-sampling", "200", "--draws", "300"]
+    assert compare_main([*args, "--out", str(tmp_path / "run"), "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    files = {"nuts.nc", "advi.nc", "map.nc", "cosine_similarity.png"}
+    assert set(out["files"]) == files
+    assert {p.name for p in (tmp_path / "run").iterdir()} == files
+    assert (tmp_path / "run" / "cosine_similarity.png").stat().st_size > 1000
+    nuts = az.from_netcdf(tmp_path / "run" / "nuts.nc")
+    assert nuts.posterior["rho"].dims == ("chain", "draw", "word", "dim")
+    assert nuts.posterior.sizes["draw"] == 200
+    # default hold-out: N // 5 fresh observations from the true embeddings
+    assert out["settings"]["N_holdout"] == 300 and out["settings"]["N_train"] == 1500
+    assert all(r["holdout_loglik"] is not None for r in out["results"])
+    # progress on stderr, one line before and one after each fit
+    assert "[1/3] nuts: fitting" in captured.err and "[3/3] map: done" in captured.err
 
 
 def test_compare_sgns_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", "sgns", "--V", "8", "--K", "2", "--N", "1000", "--methods", "map"]) == 0
     out = capsys.readouterr().out
-    assert "fixed context words" in out and "RMSE_co" in out and "\nmap " in out
+    assert "fixed context words" in out and "\nmap " in out
+    for column in ("wall s", "draws/s", "ESS med", "ESS/s", "RMSE_co", "cover90", "hold-out"):
+        assert column in out
 
 
 @needs_paper

@@ -6,12 +6,19 @@ import numpy as np
 import pytest
 
 from bayeswe.sgns import (
+    Anchors,
     IdentificationError,
+    SGNSData,
     check_anchors,
+    check_anchors_in_data,
     choose_anchor_words,
+    cooccurrence_probability,
+    find_anchors,
+    fit_sgns,
     identify_transform,
     log_likelihood,
     simulate_sgns,
+    word_counts,
 )
 
 
@@ -76,6 +83,9 @@ def test_singular_blocks_raise(embedding) -> None:
     index = np.array([0, 1, 2])
     with pytest.raises(IdentificationError, match="fixed_alpha is singular"):
         identify_transform(rho, alpha, index, np.ones((3, 3)))
+    # Ill-conditioned but invertible: the message reports the condition number.
+    with pytest.raises(IdentificationError, match=r"condition number 1e\+12"):
+        check_anchors(index, np.diag([1.0, 1.0, 1e-12]), V=12)
     bad = alpha.copy()
     bad[2] = bad[0] + bad[1]
     with pytest.raises(IdentificationError, match=r"alpha\[fixed_index\] is singular"):
@@ -113,12 +123,74 @@ def test_choose_anchor_words_rules(embedding) -> None:
     chosen = choose_anchor_words(dup, 3, "qr")
     assert not {5, int(qr[0])} <= set(chosen.tolist())
     with pytest.raises(IdentificationError, match="anchor rule"):
-        choose_anchor_words(alpha, 3, "random")
+        choose_anchor_words(alpha, 3, "volume")
+
+
+def test_frequent_and_random_anchor_rules(embedding) -> None:
+    _, alpha = embedding
+    counts = np.array([5, 9, 1, 9, 0, 3, 7, 2, 2, 8, 1, 4])
+    # the three largest counts (ties broken by the lower index), sorted
+    np.testing.assert_array_equal(
+        choose_anchor_words(alpha, 3, "frequent", counts=counts), [1, 3, 9]
+    )
+    with pytest.raises(IdentificationError, match="needs the word counts"):
+        choose_anchor_words(alpha, 3, "frequent")
+    a = choose_anchor_words(alpha, 3, "random", seed=4)
+    np.testing.assert_array_equal(a, choose_anchor_words(alpha, 3, "random", seed=4))
+    assert len(set(a.tolist())) == 3 and a.min() >= 0 and a.max() < 12
+    draws = {tuple(choose_anchor_words(alpha, 3, "random", seed=s)) for s in range(20)}
+    assert len(draws) > 10  # the seed matters
+
+
+def test_word_counts_add_target_and_context_observations() -> None:
+    data = SGNSData(4, [0, 0, 2], [1, 2, 2], [3, 4, 5], [1, 0, 5])
+    np.testing.assert_array_equal(word_counts(data), [7, 3, 14, 0])
+
+
+def test_prop1_leaves_every_cooccurrence_probability_unchanged() -> None:
+    sim = simulate_sgns(30, 4, 1000, seed=11)
+    rng = np.random.default_rng(12)
+    index = np.array([3, 17, 29, 8])
+    M = rng.normal(size=(4, 4))
+    rho2, alpha2 = identify_transform(sim.rho, sim.alpha, index, M)
+    before = cooccurrence_probability(sim.rho, sim.alpha)
+    after = cooccurrence_probability(rho2, alpha2)
+    # Probabilities lie in (0, 1); the solves lose at most cond(A) ulps. Measured error
+    # about 1e-16, so 1e-13 is "unchanged to floating point" with room to spare.
+    np.testing.assert_allclose(after, before, rtol=0, atol=1e-13)
+    np.testing.assert_array_equal(alpha2[index], M)  # exactly on the slice
+
+
+def test_k_not_below_v_is_an_error(embedding) -> None:
+    _, alpha = embedding
+    with pytest.raises(IdentificationError, match="need K < V"):
+        check_anchors(np.arange(3), np.eye(3), V=3)
+    with pytest.raises(IdentificationError, match="need K < V"):
+        choose_anchor_words(alpha[:3], 3, "qr")
+    data = SGNSData(2, [0, 1], [1, 0], [3, 3], [1, 2])
+    with pytest.raises(IdentificationError, match="need K < V"):
+        find_anchors(data, 2)
+
+
+def test_fixed_word_absent_from_the_data_is_an_error() -> None:
+    # "d" never occurs as a context word, "e" not at all
+    data = SGNSData(
+        ("a", "b", "c", "d", "e"), [0, 1, 3, 2], [1, 0, 2, 0], [4, 4, 4, 4], [1, 2, 3, 0]
+    )
+    with pytest.raises(IdentificationError, match=r"'d' absent from the data"):
+        check_anchors_in_data(data, [0, 3])
+    with pytest.raises(IdentificationError, match=r"'e' absent from the data"):
+        fit_sgns(data, 2, method="map", anchors=Anchors(np.array([1, 4]), np.eye(2)))
+    with pytest.raises(IdentificationError, match="absent from the vocabulary"):
+        find_anchors(data, 2, anchor_words=["a", "zebra"])
+    with pytest.raises(IdentificationError, match=r"'d' absent from the data"):
+        find_anchors(data, 2, anchor_words=["a", "d"], seed=1)
+    check_anchors_in_data(data, [0, 1])  # fine
 
 
 def test_identify_draws_transforms_every_draw(embedding) -> None:
     from bayeswe.inference_data import to_inference_data
-    from bayeswe.sgns import SGNS, Anchors, identify_draws
+    from bayeswe.sgns import SGNS, identify_draws
 
     rho, alpha = embedding
     rng = np.random.default_rng(5)
@@ -136,3 +208,16 @@ def test_identify_draws_transforms_every_draw(embedding) -> None:
     assert out.posterior.attrs["fixed_words"] == "v1,v4,v7"
     # the input is left alone
     np.testing.assert_array_equal(idata.posterior["rho"].values, rhos)
+
+
+def test_find_anchors_frequent_and_random_rules() -> None:
+    # Zipf pairs: the first words are the most frequent (eq. (18))
+    data = simulate_sgns(30, 3, 5000, seed=2, distribution="zipf").data
+    anchors, _ = find_anchors(data, 3, prior_sd=0.6, anchor_words="frequent", seed=4)
+    assert anchors.words == ("w00", "w01", "w02")
+    a, _ = find_anchors(data, 3, prior_sd=0.6, anchor_words="random", seed=4)
+    b, _ = find_anchors(data, 3, prior_sd=0.6, anchor_words="random", seed=4)
+    assert a.words == b.words
+    np.testing.assert_array_equal(
+        a.fixed_index, choose_anchor_words(np.ones((30, 3)), 3, "random", seed=4)
+    )

@@ -78,10 +78,17 @@ def test_sgns_log_density_and_gradient_are_exact(V: int, N: int) -> None:
     )
 
 
-@pytest.mark.parametrize(("V", "N"), [(6, 3000), (40, 300)], ids=["dense", "sparse"])
-def test_identified_log_density_and_gradient_are_exact(V: int, N: int) -> None:
+@pytest.mark.parametrize(
+    ("V", "N", "mode"),
+    [(6, 3000, 2), (10, 100, 1), (40, 300, 0)],
+    ids=["all-cells", "dense-gather", "sparse"],
+)
+def test_identified_log_density_and_gradient_are_exact(V: int, N: int, mode: int) -> None:
     sim = simulate_sgns(V, 2, N, seed=V + 1)
     data = sim.data
+    # the three code paths of sgns_identified.stan's transformed data (dense_mode)
+    expected_mode = 2 if data.P >= 0.9 * V * V else (1 if V * V <= 2 * data.P else 0)
+    assert expected_mode == mode
     index = np.array([V - 1, 1])
     M = np.array([[0.9, -0.2], [0.1, 1.3]])
     free = np.setdiff1d(np.arange(V), index)
