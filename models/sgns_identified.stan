@@ -12,6 +12,30 @@
 //
 // Self-contained (no #include) so that it can be copied to other projects.
 // Part of bayeswe (BSD-3-Clause).
+functions {
+  /**
+   * SGNS log likelihood (eq. (5)) of the unique pairs start..end, for reduce_sum.
+   *
+   * @param n_pos_slice positive counts of pairs start..end (the sliced argument)
+   * @param start first pair of the slice (1-based)
+   * @param end last pair of the slice
+   * @param rho target vectors, V x K
+   * @param alpha context vectors, V x K
+   * @param target_word target word of every pair
+   * @param context_word context word of every pair
+   * @param n_vec total count of every pair
+   * @return sum over the slice of n_pos x - n log1p_exp(x), x = rho[w] . alpha[v]
+   */
+  real sgns_partial_loglik(array[] int n_pos_slice, int start, int end, matrix rho,
+                           matrix alpha, array[] int target_word,
+                           array[] int context_word, vector n_vec) {
+    vector[end - start + 1] eta = rows_dot_product(rho[target_word[start:end]],
+                                                   alpha[context_word[start:end]]);
+    return dot_product(to_vector(n_pos_slice), eta)
+           - dot_product(n_vec[start:end], log1p_exp(eta));
+  }
+}
+
 data {
   int<lower=1> V;                              // vocabulary size (number of word types)
   int<lower=1, upper=V> K;                     // embedding dimension (= number of fixed context words)
@@ -21,6 +45,10 @@ data {
   array[P] int<lower=1> n;                     // observations of the pair: positive + negative samples
   array[P] int<lower=0> n_pos;                 // observations with label 1 (positive samples), <= n
   real<lower=0> lambda;                        // prior standard deviation of rho and of the free alpha rows
+  int<lower=0> grainsize;                      // 0: single-threaded likelihood; > 0: reduce_sum over
+                                               // slices of about this many pairs (threads_per_chain > 1;
+                                               // TBB splits the sum at run time, so draws then agree
+                                               // across runs only up to floating-point rounding)
   array[K] int<lower=1, upper=V> fixed_index;  // the K words whose context vectors are fixed (distinct)
   matrix[K, K] fixed_alpha;                    // row k = context vector of word fixed_index[k]; invertible
 }
@@ -94,7 +122,10 @@ model {
   // Exactly eq. (5): n_pos log sigma(x) + (n - n_pos) log(1 - sigma(x)) = n_pos x - n log1p_exp(x).
   // (binomial_logit gives the same up to constants but was 1.4 times slower per gradient:
   // it evaluates log_inv_logit and log1m_inv_logit.)
-  if (dense_mode == 2) {
+  if (grainsize > 0) {
+    target += reduce_sum(sgns_partial_loglik, n_pos, grainsize, rho, alpha, target_word,
+                         context_word, n_vec);
+  } else if (dense_mode == 2) {
     vector[n_cells] eta = to_vector(rho * alpha');
     target += dot_product(n_pos_cell, eta) - dot_product(n_cell, log1p_exp(eta));
   } else {

@@ -294,6 +294,7 @@ class SGNSData:
         prior_sd: float = 1.0,
         fixed_index: ArrayLike | None = None,
         fixed_alpha: ArrayLike | None = None,
+        grainsize: int = 0,
     ) -> dict[str, Any]:
         """Data of ``models/sgns.stan`` or, with fixed context words, ``sgns_identified.stan``.
 
@@ -307,6 +308,10 @@ class SGNSData:
             0-based indices of the ``K`` fixed context words (identified model only).
         fixed_alpha
             ``K x K`` matrix whose row ``k`` is the context vector of ``fixed_index[k]``.
+        grainsize
+            ``0`` (default): the likelihood is one vectorized sum. ``> 0``: it is
+            summed with Stan's ``reduce_sum`` over slices of about this many pairs,
+            which runs on ``threads_per_chain`` threads (worth it for large ``P``).
 
         Returns
         -------
@@ -326,6 +331,12 @@ class SGNSData:
             raise SGNSDataError(f"K must be a positive integer, got {K!r}")
         if isinstance(prior_sd, bool) or not np.isfinite(prior_sd) or prior_sd <= 0:
             raise SGNSDataError(f"prior_sd must be a positive number, got {prior_sd!r}")
+        if (
+            isinstance(grainsize, bool)
+            or not isinstance(grainsize, (int, np.integer))
+            or grainsize < 0
+        ):
+            raise SGNSDataError(f"grainsize must be a non-negative integer, got {grainsize!r}")
         data: dict[str, Any] = {
             "V": self.V,
             "K": int(K),
@@ -335,6 +346,7 @@ class SGNSData:
             "n": self.n.copy(),
             "n_pos": self.n_pos.copy(),
             "lambda": float(prior_sd),
+            "grainsize": int(grainsize),
             "vocabulary": list(self.vocabulary),
         }
         if (fixed_index is None) != (fixed_alpha is None):

@@ -40,6 +40,7 @@ _PAIR_FIELDS = (
     DataField("n", "int", ("P",), dims=("pair",), observed=True),
     DataField("n_pos", "int", ("P",), dims=("pair",), observed=True),
     DataField("lambda", "real"),
+    DataField("grainsize", "int"),
 )
 
 

@@ -59,8 +59,9 @@ def _stan_order(matrix: np.ndarray) -> np.ndarray:
     return matrix.ravel(order="F")
 
 
+@pytest.mark.parametrize("grainsize", [0, 7], ids=["vectorized", "reduce_sum"])
 @pytest.mark.parametrize(("V", "N"), [(6, 3000), (40, 300)], ids=["dense", "sparse"])
-def test_sgns_log_density_and_gradient_are_exact(V: int, N: int) -> None:
+def test_sgns_log_density_and_gradient_are_exact(V: int, N: int, grainsize: int) -> None:
     sim = simulate_sgns(V, 2, N, seed=V)
     data = sim.data
     # dense path when V^2 <= 2 P, gathered rows otherwise: both must give the same numbers
@@ -69,7 +70,9 @@ def test_sgns_log_density_and_gradient_are_exact(V: int, N: int) -> None:
     rho, alpha = rng.normal(size=(V, 2)), rng.normal(size=(V, 2))
     model = compile_model(SGNS.stan_file)
     lp, grads = _stan_log_prob(
-        model, {"rho": rho.tolist(), "alpha": alpha.tolist()}, data.stan_data(2, prior_sd=0.7)
+        model,
+        {"rho": rho.tolist(), "alpha": alpha.tolist()},
+        data.stan_data(2, prior_sd=0.7, grainsize=grainsize),
     )
     expected, (g_rho, g_alpha) = _log_density(rho, alpha, data, 0.7)
     assert lp == pytest.approx(expected, rel=1e-12, abs=1e-9)
@@ -83,7 +86,10 @@ def test_sgns_log_density_and_gradient_are_exact(V: int, N: int) -> None:
     [(6, 3000, 2), (10, 100, 1), (40, 300, 0)],
     ids=["all-cells", "dense-gather", "sparse"],
 )
-def test_identified_log_density_and_gradient_are_exact(V: int, N: int, mode: int) -> None:
+@pytest.mark.parametrize("grainsize", [0, 7], ids=["vectorized", "reduce_sum"])
+def test_identified_log_density_and_gradient_are_exact(
+    V: int, N: int, mode: int, grainsize: int
+) -> None:
     sim = simulate_sgns(V, 2, N, seed=V + 1)
     data = sim.data
     # the three code paths of sgns_identified.stan's transformed data (dense_mode)
@@ -97,7 +103,9 @@ def test_identified_log_density_and_gradient_are_exact(V: int, N: int, mode: int
     alpha = np.zeros((V, 2))
     alpha[index], alpha[free] = M, alpha_free
     model = compile_model(SGNS_IDENTIFIED.stan_file)
-    stan_data = data.stan_data(2, prior_sd=1.3, fixed_index=index, fixed_alpha=M)
+    stan_data = data.stan_data(
+        2, prior_sd=1.3, fixed_index=index, fixed_alpha=M, grainsize=grainsize
+    )
     lp, grads = _stan_log_prob(
         model, {"rho": rho.tolist(), "alpha_free": alpha_free.tolist()}, stan_data
     )
@@ -284,3 +292,25 @@ def test_simulation_based_calibration_of_cooccurrence_probabilities() -> None:
         observed = np.bincount(bins[ranks[:, j]], minlength=10)
         chi2 = float(np.sum((observed - expected) ** 2 / expected))
         assert chi2 < 27.9, f"cell {cell}: rank histogram {observed.tolist()}, chi2 {chi2:.1f}"
+
+
+def test_reduce_sum_threads_run_nuts() -> None:
+    """grainsize > 0 with threads_per_chain > 1: the threaded likelihood samples."""
+    sim = simulate_sgns(12, 2, 4000, seed=5)
+    index = np.array([0, 1])
+    stan_data = sim.data.stan_data(
+        2, prior_sd=1.0, fixed_index=index, fixed_alpha=sim.alpha[index], grainsize=16
+    )
+    model = compile_model(SGNS_IDENTIFIED.stan_file)
+    fit = model.sample(
+        data={k: v for k, v in stan_data.items() if k != "vocabulary"},
+        chains=1,
+        threads_per_chain=2,
+        iter_warmup=200,
+        iter_sampling=200,
+        seed=3,
+        show_progress=False,
+    )
+    rho = fit.stan_variable("rho")
+    assert rho.shape == (200, 12, 2)
+    assert np.isfinite(rho).all()
