@@ -45,6 +45,7 @@ import numpy as np
 import xarray as xr
 from scipy.special import expit
 
+from bayeswe.errors import StanError
 from bayeswe.sgns.identify import (
     ANCHOR_RULES,
     DEFAULT_ANCHOR_RULE,
@@ -92,6 +93,12 @@ class MethodResult:
     coverage90: float
     holdout_loglik: float
     rhat_max: float = math.nan
+    error: str | None = None  # why the method failed (Stan's message); the numbers are then NaN
+
+    @classmethod
+    def failed(cls, method: str, wall_s: float, error: str) -> MethodResult:
+        nan = math.nan
+        return cls(method, wall_s, 0, nan, nan, nan, nan, nan, nan, error=error)
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,9 @@ class SGNSComparison:
         )
         lines = [head, "-" * len(head)]
         for r in self.results:
+            if r.error is not None:
+                lines.append(f"{r.method:14s} {r.wall_s:8.2f}  failed: {r.error}")
+                continue
             cover = fmt(100 * r.coverage90, ".1f") + ("" if math.isnan(r.coverage90) else " %")
             lines.append(
                 f"{r.method:14s} {r.wall_s:8.2f} {fmt(r.draws_per_s, '9.1f'):>9s} "
@@ -276,17 +286,26 @@ def compare_methods(
             if method == "nuts":
                 options["show_progress"] = True
         started = time.perf_counter()
-        idata = fit_sgns(
-            train,
-            K,
-            method=method,
-            anchors=anchors,
-            prior_sd=sd,
-            init=init,
-            seed=fit_seed,
-            chains=chains if method == "nuts" else None,
-            **options,
-        )
+        try:
+            idata = fit_sgns(
+                train,
+                K,
+                method=method,
+                anchors=anchors,
+                prior_sd=sd,
+                init=init,
+                seed=fit_seed,
+                chains=chains if method == "nuts" else None,
+                **options,
+            )
+        except StanError as exc:
+            # A method that fails (e.g. ADVI's step-size search) is a result of the
+            # comparison, not a reason to lose the others.
+            message = exc.stan_message.splitlines()[0] if exc.stan_message else str(exc)
+            results.append(MethodResult.failed(method, time.perf_counter() - started, message))
+            if progress is not None:
+                progress(f"[{i}/{len(methods)}] {method}: FAILED: {message}")
+            continue
         results.append(_evaluate(method, idata, sim, test, truth, level))
         fits[method] = idata
         if out is not None:

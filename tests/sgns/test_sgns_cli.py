@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +148,16 @@ def test_compare_rejects_unknown_methods_before_running() -> None:
 
     with pytest.raises(ValueError, match="subset"):
         compare_methods(5, 2, 100, seed=1, methods=["nuts", "hmc"])
+
+
+def test_a_failed_method_is_reported_not_fatal() -> None:
+    from bayeswe.sgns.compare import MethodResult, SGNSComparison
+
+    ok = MethodResult("map", 0.1, 1, math.nan, math.nan, math.nan, 0.07, math.nan, -0.68)
+    bad = MethodResult.failed("advi-fullrank", 2.5, "All proposed step-sizes failed.")
+    comparison = SGNSComparison(settings={}, results=(ok, bad))
+    table = comparison.table()
+    assert "advi-fullrank" in table and "failed: All proposed step-sizes failed." in table
+    as_json = comparison.to_dict()["results"]
+    assert as_json[1]["error"] == "All proposed step-sizes failed."
+    assert as_json[1]["rmse_co"] is None and as_json[0]["error"] is None
