@@ -18,6 +18,7 @@ adaptation setting would separate them from the first draw.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -56,6 +57,9 @@ def ours(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
         text=True,
         check=False,
+        # The reference ran with one thread; cmdstanpy sets STAN_NUM_THREADS for the
+        # whole test process, which would otherwise change the config block.
+        env={k: v for k, v in os.environ.items() if k != "STAN_NUM_THREADS"},
     )
     assert proc.returncode == 0, proc.stderr
     return out
