@@ -13,6 +13,8 @@ Methods and the cmdstanpy call behind each:
 ``map``        ``CmdStanModel.optimize(algorithm="lbfgs")`` unless told otherwise
 ``laplace``    ``optimize(jacobian=True)`` then ``laplace_sample`` at that mode
 ``pathfinder`` ``CmdStanModel.pathfinder``
+``pg-gibbs``   not Stan: Pólya-Gamma blocked Gibbs (:mod:`bayeswe.samplers.pg_gibbs`),
+               for ``sgns_identified`` only
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -47,7 +49,7 @@ from bayeswe.errors import (
     StanInitError,
     StanRuntimeError,
 )
-from bayeswe.inference_data import from_cmdstanpy
+from bayeswe.inference_data import from_cmdstanpy, to_json
 from bayeswe.model_spec import StanModelSpec, get_model
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "MapArgs",
     "NutsArgs",
     "PathfinderArgs",
+    "SAMPLER_METHODS",
     "classify_stan_failure",
     "fit",
     "method_args",
@@ -374,6 +377,9 @@ _ARGS: dict[str, type[_MethodArgs]] = {
 #: The inference methods :func:`fit` knows.
 METHODS: tuple[str, ...] = tuple(_ARGS)
 
+#: Methods run by bayeswe's own samplers, each for the models listed.
+SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {"pg-gibbs": ("sgns_identified",)}
+
 
 def method_args(method: str, chains: int | None = None, **options: Any) -> _MethodArgs:
     """Validate ``fit``'s method, chains and options without running anything.
@@ -398,7 +404,8 @@ def method_args(method: str, chains: int | None = None, **options: Any) -> _Meth
         For an unknown method, an option the method does not take, or a bad value.
     """
     if method not in _ARGS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+        known = (*METHODS, *SAMPLER_METHODS)
+        raise ValueError(f"method must be one of {', '.join(known)}; got {method!r}")
     if "chains" in options:
         raise ValueError("pass chains as fit(..., chains=N), not as an option")
     cls = _ARGS[method]
@@ -446,7 +453,9 @@ def fit(
         are seen only by the declaration's coords hook).
     method
         ``"nuts"``, ``"advi"`` (mean-field), ``"advi-fullrank"``, ``"map"``,
-        ``"laplace"`` or ``"pathfinder"``.
+        ``"laplace"`` or ``"pathfinder"``; or ``"pg-gibbs"`` (Pólya-Gamma blocked
+        Gibbs, :func:`bayeswe.samplers.pg_gibbs.sample_pg_gibbs`) for ``sgns_identified``,
+        which returns the same names, dims and coords as NUTS.
     seed
         Seed of Stan's random number generator, in ``[0, 2**32 - 1]``. ``None``
         draws one at random; the seed used is recorded in ``attrs["seed"]``.
@@ -489,6 +498,8 @@ def fit(
         The model threw during the run.
     """
     spec = get_model(model)
+    if method in SAMPLER_METHODS:
+        return _fit_sampler(spec, data, method=method, seed=seed, chains=chains, **options)
     args = method_args(method, chains, **options)
     seed = _check_seed(seed)
     stan_data = spec.validate(data)
@@ -516,6 +527,38 @@ def fit(
             **extra_attrs,
         }
         return from_cmdstanpy(result, spec, method=method, data=data, attrs=attrs)
+
+
+def _fit_sampler(
+    spec: StanModelSpec,
+    data: Mapping[str, Any] | None,
+    *,
+    method: str,
+    seed: int | None,
+    chains: int | None,
+    **options: Any,
+) -> az.InferenceData:
+    """Run one of bayeswe's own samplers (no Stan) and record the toolchain-free attrs."""
+    if spec.name not in SAMPLER_METHODS[method]:
+        raise ValueError(
+            f"method {method!r} is for model(s) {', '.join(SAMPLER_METHODS[method])}; "
+            f"got {spec.name!r}"
+        )
+    seed = _check_seed(seed)
+    spec.validate(data)  # StanDataError before anything runs, as for Stan methods
+    from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
+
+    idata = sample_pg_gibbs(data, seed=seed, chains=chains, **options)
+    # initial values are arrays: record that they were given, not their values
+    given = {
+        k: v if isinstance(v, (str, int, float, os.PathLike)) else "given"
+        for k, v in options.items()
+        if v is not None and k != "callback"
+    }
+    for target in (idata, idata.posterior, idata.sample_stats):
+        target.attrs["options"] = to_json(given)
+        target.attrs["bayeswe_version"] = _bayeswe_version()
+    return idata
 
 
 # --------------------------------------------------------------------------- runners

@@ -1,0 +1,363 @@
+"""Kernels of the Pólya-Gamma blocked Gibbs sampler for SGNS (Algorithm 1, App. F/G).
+
+Conditionally on the context vectors, each target vector ``rho_w`` is the
+coefficient vector of a Bayesian logistic regression whose covariates are the
+context vectors ``x_u = alpha_{v_u}`` of its unique pairs ``u``, with binomial
+counts ``(n_pos_u, n_u)`` (eq. (5)) and prior ``N(0, lambda^2 I)`` (eq. (6)); and
+vice versa. With ``omega_u ~ PG(n_u, x_u' beta)`` (Polson, Scott and Windle,
+2013) the conditional of ``beta`` is Gaussian with precision
+``P = X' Omega X + lambda^-2 I`` and mean ``P^-1 X' kappa``, ``kappa_u = n_pos_u - n_u / 2``.
+
+A *block* is the set of vectors updated together (all ``rho_w``, or all free
+``alpha_v``). Its pairs are stored in CSR form: the ``i``-th updated vector is row
+``rows[i]`` of the block's matrix and owns block pairs ``ptr[i]:ptr[i + 1]``;
+``other[j]`` is the row of the other block's matrix that is the covariate of block
+pair ``j``. Every kernel is parallel over the vectors of a block (``prange``) and
+each vector's arithmetic is serial, so the results are bitwise identical for any
+number of threads. The update kernels take their random numbers (``omega`` and
+the standard normals ``eps``) as inputs; :func:`polya_gamma_groups` draws ``omega``
+by calling polyagamma's C sampler, one bit generator per group of pairs.
+
+Arrays: matrices are C-contiguous ``float64`` ``(rows, K)``; ``rows``, ``ptr`` are
+``int64``; ``other`` is ``int32`` or ``int64``; per-pair vectors are ``float64``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = [
+    "block_linear_predictor",
+    "accumulate_precision",
+    "block_update",
+    "cholesky_lower",
+    "gaussian_from_precision",
+    "log_joint",
+    "pair_log_likelihood_by_row",
+    "polya_gamma_groups",
+    "HAVE_NATIVE_PG",
+]
+
+
+@njit(cache=True, inline="always")
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    s = 0.0
+    for k in range(a.shape[0]):
+        s += a[k] * b[k]
+    return s
+
+
+@njit(parallel=True, cache=True)
+def block_linear_predictor(
+    beta: np.ndarray, covariates: np.ndarray, rows: np.ndarray, ptr: np.ndarray, other: np.ndarray
+) -> np.ndarray:
+    """Linear predictors ``x_u' beta`` of every block pair (the PG tilting of eq. (5)).
+
+    Parameters
+    ----------
+    beta
+        ``(R, K)`` matrix of the block being updated.
+    covariates
+        ``(R', K)`` matrix of the other block (its rows are the ``x_u``).
+    rows, ptr, other
+        CSR structure of the block (see the module docstring).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``eta[j] = beta[rows[i]] . covariates[other[j]]`` for the pairs ``j`` of row ``i``.
+    """
+    eta = np.empty(ptr[-1], dtype=np.float64)
+    for i in prange(rows.shape[0]):
+        b = beta[rows[i]]
+        for j in range(ptr[i], ptr[i + 1]):
+            eta[j] = _dot(b, covariates[other[j]])
+    return eta
+
+
+#: Reassociation lets LLVM vectorize the dot products of the Cholesky factorization and
+#: of the precision accumulation. The order of operations is then fixed at compile
+#: time (it does not depend on threads); the results differ from a plain loop only
+#: in the last bits.
+_FAST = {"reassoc", "contract", "nsz", "arcp"}
+
+#: Pairs per chunk of the precision accumulation.
+CHUNK: int = 32
+
+
+@njit(cache=True, fastmath=_FAST)
+def cholesky_lower(a: np.ndarray) -> bool:
+    """In-place lower Cholesky factor of the symmetric positive definite ``a``.
+
+    Only the lower triangle of ``a`` is read; on return it holds ``L`` with
+    ``L L' = a`` (the strict upper triangle is left untouched). Returns False if a
+    pivot is not positive (``a`` not numerically positive definite).
+    """
+    K = a.shape[0]
+    for j in range(K):
+        d = a[j, j]
+        for k in range(j):
+            d -= a[j, k] * a[j, k]
+        if not d > 0.0:
+            return False
+        d = math.sqrt(d)
+        a[j, j] = d
+        aj = a[j]
+        for i in range(j + 1, K):
+            ai = a[i]
+            s = ai[j]
+            for k in range(j):
+                s -= ai[k] * aj[k]
+            ai[j] = s / d
+    return True
+
+
+@njit(cache=True, fastmath=_FAST)
+def accumulate_precision(
+    prec: np.ndarray,
+    b: np.ndarray,
+    covariates: np.ndarray,
+    other: np.ndarray,
+    omega: np.ndarray,
+    kappa: np.ndarray,
+    start: int,
+    stop: int,
+    work: np.ndarray,
+) -> None:
+    """Add ``sum_j omega_j x_j x_j'`` (lower triangle) to ``prec``, ``sum_j kappa_j x_j`` to ``b``.
+
+    Pairs ``j`` in ``start:stop``, ``x_j = covariates[other[j]]``. App. G's
+    ``O(n_u K^2)`` term. The pairs are taken in chunks of :data:`CHUNK`: the rows
+    ``sqrt(omega_j) x_j`` of a chunk are stored transposed in ``work`` (``K x CHUNK``)
+    and each entry of ``prec`` receives one contiguous dot product per chunk (a
+    blocked SYRK), instead of one read-modify-write per pair.
+    """
+    K = covariates.shape[1]
+    for c0 in range(start, stop, CHUNK):
+        m = min(CHUNK, stop - c0)
+        for q in range(m):
+            x = covariates[other[c0 + q]]
+            sw = math.sqrt(omega[c0 + q])
+            kq = kappa[c0 + q]
+            for r in range(K):
+                work[r, q] = sw * x[r]
+                b[r] += kq * x[r]
+        for r in range(K):
+            wr = work[r]
+            pr = prec[r]
+            for c in range(r + 1):
+                wc = work[c]
+                acc = 0.0
+                for q in range(m):
+                    acc += wr[q] * wc[q]
+                pr[c] += acc
+
+
+@njit(cache=True)
+def gaussian_from_precision(chol: np.ndarray, b: np.ndarray, eps: np.ndarray, out: np.ndarray):
+    """Draw ``N(P^-1 b, P^-1)`` given the lower Cholesky factor ``L`` of ``P``; no inverse.
+
+    With ``P = L L'``: solve ``L z = b``, then ``L' beta = z + eps``, so that
+    ``beta = P^-1 b + L'^-1 eps`` and ``Cov(L'^-1 eps) = (L L')^-1`` (App. F, eqs.
+    (34)-(36), written for the precision instead of the covariance).
+    """
+    K = b.shape[0]
+    z = np.empty(K)
+    for i in range(K):
+        s = b[i]
+        for k in range(i):
+            s -= chol[i, k] * z[k]
+        z[i] = s / chol[i, i]
+    for i in range(K):
+        z[i] += eps[i]
+    for i in range(K - 1, -1, -1):
+        s = z[i]
+        for k in range(i + 1, K):
+            s -= chol[k, i] * out[k]
+        out[i] = s / chol[i, i]
+
+
+@njit(parallel=True, cache=True)
+def block_update(
+    beta: np.ndarray,
+    covariates: np.ndarray,
+    rows: np.ndarray,
+    ptr: np.ndarray,
+    other: np.ndarray,
+    kappa: np.ndarray,
+    omega: np.ndarray,
+    eps: np.ndarray,
+    prior_precision: float,
+) -> int:
+    """Draw every vector of a block from its PG-augmented Gaussian conditional (Alg. 1).
+
+    For row ``i`` (vector ``beta[rows[i]]``) with pairs ``u``:
+    ``P = sum_u omega_u x_u x_u' + prior_precision I``, ``b = sum_u kappa_u x_u`` and
+    ``beta ~ N(P^-1 b, P^-1)`` through the Cholesky factor of ``P``. A row without
+    pairs gets ``P = prior_precision I``: a draw from the prior.
+
+    Parameters
+    ----------
+    beta
+        ``(R, K)`` block matrix, updated in place at rows ``rows``.
+    covariates
+        ``(R', K)`` other block.
+    rows, ptr, other
+        CSR structure of the block.
+    kappa
+        ``n_pos - n / 2`` per block pair.
+    omega
+        PG draws per block pair.
+    eps
+        ``(len(rows), K)`` standard normal draws.
+    prior_precision
+        ``lambda^-2``.
+
+    Returns
+    -------
+    int
+        Number of rows whose precision matrix failed to factor (left unchanged).
+    """
+    K = beta.shape[1]
+    failed = np.zeros(rows.shape[0], dtype=np.int64)
+    for i in prange(rows.shape[0]):
+        prec = np.zeros((K, K))
+        b = np.zeros(K)
+        work = np.empty((K, CHUNK))
+        accumulate_precision(prec, b, covariates, other, omega, kappa, ptr[i], ptr[i + 1], work)
+        for r in range(K):
+            prec[r, r] += prior_precision
+        if cholesky_lower(prec):
+            out = np.empty(K)
+            gaussian_from_precision(prec, b, eps[i], out)
+            beta[rows[i], :] = out
+        else:
+            failed[i] = 1
+    return int(failed.sum())
+
+
+@njit(cache=True, inline="always")
+def _log1p_exp(x: float) -> float:
+    if x > 0.0:
+        return x + math.log1p(math.exp(-x))
+    return math.log1p(math.exp(x))
+
+
+@njit(parallel=True, cache=True)
+def pair_log_likelihood_by_row(
+    rho: np.ndarray,
+    alpha: np.ndarray,
+    offsets: np.ndarray,
+    context: np.ndarray,
+    n: np.ndarray,
+    n_pos: np.ndarray,
+) -> np.ndarray:
+    """Eq. (5) summed over the pairs of each target word (pairs sorted by target).
+
+    ``n_pos x - n log(1 + e^x)`` with ``x = rho_w . alpha_v``; one entry per target
+    word, each summed serially so the result does not depend on the thread count.
+    """
+    V = offsets.shape[0] - 1
+    out = np.zeros(V)
+    for w in prange(V):
+        s = 0.0
+        for p in range(offsets[w], offsets[w + 1]):
+            x = _dot(rho[w], alpha[context[p]])
+            s += n_pos[p] * x - n[p] * _log1p_exp(x)
+        out[w] = s
+    return out
+
+
+@njit(cache=True)
+def log_joint(
+    rho: np.ndarray,
+    alpha: np.ndarray,
+    free_rows: np.ndarray,
+    offsets: np.ndarray,
+    context: np.ndarray,
+    n: np.ndarray,
+    n_pos: np.ndarray,
+    prior_precision: float,
+) -> float:
+    """Log joint density of the identified model as Stan's ``lp__`` (eqs. (5)-(6)).
+
+    Likelihood eq. (5) plus ``-0.5 lambda^-2 (|rho|^2 + |alpha_free|^2)``: the
+    normal prior without its constant, as ``~ normal(0, lambda)`` adds it in
+    ``models/sgns_identified.stan``. Summed in a fixed order.
+    """
+    per_word = pair_log_likelihood_by_row(rho, alpha, offsets, context, n, n_pos)
+    total = 0.0
+    for w in range(per_word.shape[0]):
+        total += per_word[w]
+    sq = 0.0
+    for w in range(rho.shape[0]):
+        sq += _dot(rho[w], rho[w])
+    for i in range(free_rows.shape[0]):
+        sq += _dot(alpha[free_rows[i]], alpha[free_rows[i]])
+    return total - 0.5 * prior_precision * sq
+
+
+# ----------------------------------------------------------------------------- PG draws
+#
+# The polyagamma package's compiled module exports
+# ``double pgm_random_polyagamma(bitgen_t *, double h, double z, sampler_t method)``.
+# Calling it from Numba draws the PG variables of each stream group inside ``prange``
+# without the GIL. The ``bitgen_t *`` of a NumPy bit generator is passed as an integer
+# address (same calling convention as a pointer on the 64-bit platforms we support).
+
+#: ``sampler_t`` values of polyagamma's C API (``polyagamma/_polyagamma.pxd``).
+PG_DEVROYE: int = 1
+PG_SADDLE: int = 3
+
+
+def _load_pgm() -> object | None:
+    import ctypes
+
+    try:
+        import polyagamma._polyagamma as mod
+
+        func = ctypes.CDLL(mod.__file__).pgm_random_polyagamma
+    except (ImportError, OSError, AttributeError):
+        return None
+    if ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    func.restype = ctypes.c_double
+    func.argtypes = (ctypes.c_uint64, ctypes.c_double, ctypes.c_double, ctypes.c_int)
+    return func
+
+
+_pgm_random_polyagamma = _load_pgm()
+
+#: True when polyagamma's C sampler can be called from Numba (else the Python API is used).
+HAVE_NATIVE_PG: bool = _pgm_random_polyagamma is not None
+
+if HAVE_NATIVE_PG:
+
+    @njit(parallel=True, cache=False)
+    def polya_gamma_groups(
+        bitgens: np.ndarray,
+        group_ptr: np.ndarray,
+        h: np.ndarray,
+        z: np.ndarray,
+        method: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        """``out[j] ~ PG(h[j], z[j])``; group ``g`` (pairs ``group_ptr[g]:group_ptr[g+1]``,
+        in order) draws from the bit generator at address ``bitgens[g]``, exclusively.
+
+        ``method[j]`` is polyagamma's ``sampler_t`` (exact methods: Devroye for
+        integer ``h <= 13``, saddle point otherwise). Parallel over groups; each
+        group's draws are serial, so the result does not depend on the thread count.
+        """
+        for g in prange(bitgens.shape[0]):
+            addr = bitgens[g]
+            for j in range(group_ptr[g], group_ptr[g + 1]):
+                out[j] = _pgm_random_polyagamma(addr, h[j], z[j], method[j])
+
+else:  # pragma: no cover - exercised only without the compiled symbol
+
+    def polya_gamma_groups(*args: object) -> None:
+        raise RuntimeError("polyagamma's C sampler is not available")

@@ -1,0 +1,836 @@
+"""Pólya-Gamma blocked Gibbs sampler for the identified SGNS model (Algorithm 1).
+
+The target is exactly ``models/sgns_identified.stan``: likelihood eq. (5), prior
+``N(0, lambda^2)`` on every entry of ``rho`` and of the free rows of ``alpha``,
+the ``K`` rows ``alpha[fixed_index] = fixed_alpha`` constant (section 2,
+Propositions 1-2). One sweep draws all ``rho_w`` given ``alpha`` and then all free
+``alpha_v`` given ``rho``; within a block every vector is an independent Bayesian
+logistic regression, drawn with Pólya-Gamma augmentation (kernels in
+:mod:`bayeswe.kernels.pg_gibbs`).
+
+Differences from the paper's Algorithm 1, both deliberate: the inner chain of
+``S = inner_steps`` omega/beta steps continues from the current vector instead of
+restarting from ``N(0, 1/K)`` each sweep (a restart makes each sweep a valid Gibbs
+step only as ``S -> infinity``; continuing is valid for every ``S >= 1``), and the
+initial values come from the model's prior (or the MAP) rather than ``N(0, 1/K)``.
+
+Random streams
+--------------
+Every block's vectors are split into *groups* of consecutive vectors holding about
+:data:`GROUP_PAIRS` pairs; the split depends on the data only. Group ``g`` of block
+``b`` of chain ``c`` owns the stream ``PCG64(SeedSequence(seed, spawn_key=(c, b, g)))``
+and draws from it, at each inner step, the PG variables of its pairs in order and
+then the standard normals of its vectors. The PG draws call the ``polyagamma``
+package's C sampler (``pgm_random_polyagamma``) from Numba, in a ``prange`` over
+groups, each with its own bit generator; the Gaussian updates run in a ``prange``
+over vectors. No stream is shared and no draw depends on scheduling, so the same
+seed gives bitwise identical draws whatever the number of threads. Without the C
+symbol, the Python API of ``polyagamma`` draws the same variables (serially).
+Only polyagamma's exact samplers are used (:func:`pg_methods`).
+
+A sampler is a :class:`GibbsState` (matrices, sweep count, stream states), an
+:class:`GibbsInfo` and :func:`step`, which returns a new state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import arviz as az
+import numpy as np
+from numpy.typing import NDArray
+from polyagamma import random_polyagamma
+
+from bayeswe.kernels import pg_gibbs as kern
+
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "GROUP_PAIRS",
+    "GibbsInfo",
+    "GibbsState",
+    "PGGibbsArgs",
+    "SGNSGibbsProblem",
+    "init_state",
+    "polya_gamma",
+    "sample_pg_gibbs",
+    "step",
+]
+
+#: Target number of pairs per random-stream group (fixed: it decides the streams).
+GROUP_PAIRS: int = 1 << 12
+
+#: Layout version of checkpoint files.
+CHECKPOINT_VERSION: int = 1
+
+_RHO, _ALPHA, _INIT = 0, 1, 2
+
+
+#: Largest shape drawn with Devroye's method; larger ones use the saddle-point sampler.
+DEVROYE_MAX_H: int = 13
+
+
+def pg_methods(h: NDArray[np.float64]) -> NDArray[np.int32]:
+    """polyagamma's ``sampler_t`` for each shape: exact samplers only.
+
+    Devroye's method (a sum of ``h`` exact PG(1, z) draws) for integer ``h <= 13``,
+    the saddle-point rejection sampler (Windle et al. 2014) otherwise. polyagamma's
+    default "hybrid" switches to a *normal approximation* for large ``h``, which
+    would make the Gibbs sampler approximate; frequent word pairs have large ``n``.
+    """
+    h = np.asarray(h, dtype=np.float64)
+    small = (h <= DEVROYE_MAX_H) & (h == np.round(h))
+    return np.where(small, kern.PG_DEVROYE, kern.PG_SADDLE).astype(np.int32)
+
+
+def polya_gamma(
+    h: NDArray[np.float64],
+    z: NDArray[np.float64],
+    rng: np.random.Generator,
+    out: NDArray[np.float64] | None = None,
+    *,
+    native: bool | None = None,
+) -> NDArray[np.float64]:
+    """Draw ``omega_j ~ PG(h_j, z_j)`` (Polson et al. 2013) with polyagamma's exact samplers.
+
+    Parameters
+    ----------
+    h
+        Shapes (here the pair counts ``n_u``), positive integers.
+    z
+        Tilts (here the linear predictors ``x_u' beta``).
+    rng
+        The stream; its bit generator is advanced.
+    out
+        Optional contiguous output array.
+    native
+        Call polyagamma's C function from Numba (True), its Python API (False),
+        or the former when available (None). Both draw ``j = 0, 1, ...`` in order
+        from the same bit generator with the same method, so they give the same
+        draws (checked by the tests).
+
+    Returns
+    -------
+    numpy.ndarray
+        The draws; ``E[omega] = h / (2 z) tanh(z / 2)``.
+    """
+    h = np.ascontiguousarray(h, dtype=np.float64)
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    if out is None:
+        out = np.empty(h.shape, dtype=np.float64)
+    if not out.size:
+        return out
+    methods = pg_methods(h)
+    if native is None:
+        native = kern.HAVE_NATIVE_PG
+    if native:
+        address = np.array([rng.bit_generator.ctypes.bit_generator.value], dtype=np.uint64)
+        kern.polya_gamma_groups(address, np.array([0, h.size], dtype=np.int64), h, z, methods, out)
+        return out
+    # Python API, one call per run of pairs with the same method. polyagamma 2.0.2 fills
+    # an array from its last element, so each run is passed reversed to keep the order.
+    change = np.flatnonzero(np.diff(methods)) + 1
+    for a, b in zip(np.r_[0, change], np.r_[change, h.size], strict=True):
+        name = "devroye" if methods[a] == kern.PG_DEVROYE else "saddle"
+        part = np.empty(b - a)
+        random_polyagamma(
+            h[a:b][::-1].copy(), z[a:b][::-1].copy(), out=part, method=name,
+            random_state=rng, disable_checks=True,
+        )  # fmt: skip
+        out[a:b] = part[::-1]
+    return out
+
+
+# --------------------------------------------------------------------------- problem
+
+
+@dataclass(frozen=True, eq=False)
+class _Block:
+    """CSR structure of one block (see :mod:`bayeswe.kernels.pg_gibbs`) and its groups."""
+
+    rows: NDArray[np.int64]
+    ptr: NDArray[np.int64]
+    other: NDArray[np.int32]
+    n: NDArray[np.float64]
+    kappa: NDArray[np.float64]
+    #: group ``g`` holds rows ``group_ptr[g]:group_ptr[g + 1]`` (indices into ``rows``)
+    group_ptr: NDArray[np.int64]
+    #: polyagamma ``sampler_t`` of each pair (:func:`pg_methods`)
+    pg_method: NDArray[np.int32]
+
+    @property
+    def group_pair_ptr(self) -> NDArray[np.int64]:
+        """Group ``g`` holds block pairs ``group_pair_ptr[g]:group_pair_ptr[g + 1]``."""
+        return self.ptr[self.group_ptr]
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_ptr) - 1
+
+
+def _groups(ptr: NDArray[np.int64], target: int) -> NDArray[np.int64]:
+    """Split rows into consecutive groups of about ``target`` pairs (at least one row each)."""
+    bounds = [0]
+    start_pairs = 0
+    for i in range(1, len(ptr)):
+        if ptr[i] - start_pairs >= target:
+            bounds.append(i)
+            start_pairs = ptr[i]
+    if bounds[-1] != len(ptr) - 1:
+        bounds.append(len(ptr) - 1)
+    return np.asarray(bounds, dtype=np.int64)
+
+
+def _block(rows, pair_index, counts, other_all, n_all, n_pos_all) -> _Block:
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    n = np.ascontiguousarray(n_all[pair_index], dtype=np.float64)
+    return _Block(
+        rows=np.ascontiguousarray(rows, dtype=np.int64),
+        ptr=ptr,
+        other=np.ascontiguousarray(other_all[pair_index], dtype=np.int32),
+        n=n,
+        kappa=np.ascontiguousarray(n_pos_all[pair_index], dtype=np.float64) - 0.5 * n,
+        group_ptr=_groups(ptr, GROUP_PAIRS),
+        pg_method=pg_methods(n),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class SGNSGibbsProblem:
+    """The identified SGNS posterior in the layout the kernels use.
+
+    Build it with :meth:`from_stan_data` from the data of ``sgns_identified``
+    (what :meth:`bayeswe.sgns.SGNSData.stan_data` returns with fixed words).
+    """
+
+    stan_data: Mapping[str, Any]
+    V: int
+    K: int
+    prior_sd: float
+    target: NDArray[np.int32]
+    context: NDArray[np.int32]
+    n: NDArray[np.float64]
+    n_pos: NDArray[np.float64]
+    target_offsets: NDArray[np.int64]
+    fixed_index: NDArray[np.int64]
+    fixed_alpha: NDArray[np.float64]
+    free_index: NDArray[np.int64]
+    blocks: tuple[_Block, _Block]
+
+    @classmethod
+    def from_stan_data(cls, data: Mapping[str, Any]) -> SGNSGibbsProblem:
+        """Validate ``sgns_identified`` data (1-based indices, as for Stan) and build the blocks.
+
+        Raises
+        ------
+        bayeswe.errors.StanDataError
+            A missing or misshapen field (the model declaration's check).
+        bayeswe.sgns.SGNSDataError, bayeswe.sgns.IdentificationError
+            Bad pairs or fixed words.
+        """
+        from bayeswe.sgns.data import SGNSData
+        from bayeswe.sgns.identify import check_anchors
+        from bayeswe.sgns.models import SGNS_IDENTIFIED
+
+        fields = SGNS_IDENTIFIED.validate(data)
+        V, K = int(fields["V"]), int(fields["K"])
+        vocab = data.get("vocabulary")
+        sgns = SGNSData(
+            V if vocab is None else [str(w) for w in vocab],
+            np.asarray(fields["target_word"]) - 1,
+            np.asarray(fields["context_word"]) - 1,
+            fields["n"],
+            fields["n_pos"],
+        )
+        fixed_index, fixed_alpha = check_anchors(
+            np.asarray(fields["fixed_index"]) - 1, fields["fixed_alpha"], V=V, K=K
+        )
+        prior_sd = float(fields["lambda"])
+        if not (math.isfinite(prior_sd) and prior_sd > 0):
+            raise ValueError(f"lambda must be positive and finite, got {prior_sd}")
+        is_free = np.ones(V, dtype=bool)
+        is_free[fixed_index] = False
+        free_index = np.flatnonzero(is_free).astype(np.int64)
+
+        target, context = sgns.target, sgns.context
+        n = sgns.n.astype(np.float64)
+        n_pos = sgns.n_pos.astype(np.float64)
+        t_off = np.asarray(sgns.target_offsets, dtype=np.int64)
+        rho_block = _block(np.arange(V), np.arange(sgns.P), np.diff(t_off), context, n, n_pos)
+        c_off = np.asarray(sgns.context_offsets, dtype=np.int64)
+        order = np.asarray(sgns.context_order, dtype=np.int64)
+        counts = np.diff(c_off)
+        pairs = np.concatenate([order[c_off[v] : c_off[v + 1]] for v in free_index] or [order[:0]])
+        alpha_block = _block(free_index, pairs, counts[free_index], target, n, n_pos)
+        return cls(
+            stan_data=data,
+            V=V,
+            K=K,
+            prior_sd=prior_sd,
+            target=target,
+            context=context,
+            n=n,
+            n_pos=n_pos,
+            target_offsets=t_off,
+            fixed_index=fixed_index,
+            fixed_alpha=fixed_alpha,
+            free_index=free_index,
+            blocks=(rho_block, alpha_block),
+        )
+
+    @property
+    def prior_precision(self) -> float:
+        """``lambda^-2``."""
+        return 1.0 / self.prior_sd**2
+
+    def fingerprint(self) -> str:
+        """SHA-256 of everything that defines the posterior (checked on resume)."""
+        h = hashlib.sha256()
+        for arr in (
+            self.target,
+            self.context,
+            self.n,
+            self.n_pos,
+            self.fixed_index,
+            self.fixed_alpha,
+        ):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(repr((self.V, self.K, self.prior_sd, GROUP_PAIRS)).encode())
+        return h.hexdigest()
+
+    def log_joint(self, rho: NDArray[np.float64], alpha: NDArray[np.float64]) -> float:
+        """Log joint density as Stan's ``lp__`` (eqs. (5)-(6), prior constants dropped)."""
+        return float(
+            kern.log_joint(
+                rho,
+                alpha,
+                self.free_index,
+                self.target_offsets,
+                self.context,
+                self.n,
+                self.n_pos,
+                self.prior_precision,
+            )
+        )
+
+    def full_alpha(self, alpha_free: Any) -> NDArray[np.float64]:
+        """``V x K`` context matrix from its free rows and the fixed ones."""
+        alpha = np.zeros((self.V, self.K))
+        alpha[self.free_index] = alpha_free
+        alpha[self.fixed_index] = self.fixed_alpha
+        return alpha
+
+
+# --------------------------------------------------------------------------- state / step
+
+
+@dataclass(frozen=True, eq=False)
+class GibbsState:
+    """State of one chain: the matrices, the sweeps done and the states of its streams.
+
+    ``rng_states[b][g]`` is the ``PCG64`` state (a dict) of group ``g`` of block
+    ``b`` (0: ``rho``, 1: ``alpha``).
+    """
+
+    rho: NDArray[np.float64]
+    alpha: NDArray[np.float64]
+    sweep: int
+    rng_states: tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]
+
+
+@dataclass(frozen=True)
+class GibbsInfo:
+    """What happened in one sweep."""
+
+    #: log joint density after the sweep (Stan's ``lp__`` convention)
+    lp: float
+    #: vectors whose precision matrix did not factor (kept unchanged; should be 0)
+    failed: int
+
+
+def _stream(seed: int, *key: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+
+
+def _generator(state: dict[str, Any]) -> np.random.Generator:
+    bg = np.random.PCG64()
+    bg.state = state
+    return np.random.Generator(bg)
+
+
+def init_state(
+    problem: SGNSGibbsProblem,
+    *,
+    seed: int,
+    chain: int,
+    rho: NDArray[np.float64] | None = None,
+    alpha: NDArray[np.float64] | None = None,
+) -> GibbsState:
+    """Initial state of chain ``chain``: given matrices, or a draw from the prior (eq. (6)).
+
+    Parameters
+    ----------
+    problem
+        The posterior.
+    seed, chain
+        Define the chain's streams (``spawn_key=(chain, block, group)``; the prior
+        draw uses ``(chain, 2)``).
+    rho, alpha
+        Initial ``V x K`` matrices; ``alpha``'s fixed rows are overwritten with
+        ``fixed_alpha``. Missing ones are drawn from the prior.
+    """
+    V, K = problem.V, problem.K
+    init_rng = _stream(seed, chain, _INIT)
+    draw_rho = init_rng.standard_normal((V, K)) * problem.prior_sd
+    draw_alpha = init_rng.standard_normal((V, K)) * problem.prior_sd
+    rho0 = draw_rho if rho is None else np.array(rho, dtype=np.float64)
+    alpha0 = draw_alpha if alpha is None else np.array(alpha, dtype=np.float64)
+    for name, m in (("rho", rho0), ("alpha", alpha0)):
+        if m.shape != (V, K) or not np.all(np.isfinite(m)):
+            raise ValueError(f"initial {name} must be a finite {V} x {K} matrix, got {m.shape}")
+    alpha0[problem.fixed_index] = problem.fixed_alpha
+    states = tuple(
+        tuple(
+            _stream(seed, chain, b, g).bit_generator.state
+            for g in range(problem.blocks[b].n_groups)
+        )
+        for b in (_RHO, _ALPHA)
+    )
+    return GibbsState(np.ascontiguousarray(rho0), np.ascontiguousarray(alpha0), 0, states)
+
+
+def _update_block(
+    block: _Block,
+    beta: NDArray[np.float64],
+    covariates: NDArray[np.float64],
+    rngs: Sequence[np.random.Generator],
+    inner_steps: int,
+    prior_precision: float,
+    native: bool,
+) -> int:
+    K = beta.shape[1]
+    omega = np.empty(len(block.n))
+    eps = np.empty((len(block.rows), K))
+    gp, gpp = block.group_ptr, block.group_pair_ptr
+    if native:
+        addresses = np.array(
+            [r.bit_generator.ctypes.bit_generator.value for r in rngs], dtype=np.uint64
+        )
+    failed = 0
+    for _ in range(inner_steps):
+        eta = kern.block_linear_predictor(beta, covariates, block.rows, block.ptr, block.other)
+        # Each group: its pairs' PG draws, then its rows' normals, from its own stream.
+        if native:
+            kern.polya_gamma_groups(addresses, gpp, block.n, eta, block.pg_method, omega)
+        for g, rng in enumerate(rngs):
+            if not native:
+                p0, p1 = gpp[g], gpp[g + 1]
+                polya_gamma(block.n[p0:p1], eta[p0:p1], rng, out=omega[p0:p1], native=False)
+            eps[gp[g] : gp[g + 1]] = rng.standard_normal((gp[g + 1] - gp[g], K))
+        failed += kern.block_update(
+            beta,
+            covariates,
+            block.rows,
+            block.ptr,
+            block.other,
+            block.kappa,
+            omega,
+            eps,
+            prior_precision,
+        )
+    return failed
+
+
+def step(
+    problem: SGNSGibbsProblem,
+    state: GibbsState,
+    *,
+    inner_steps: int = 1,
+    native: bool | None = None,
+) -> tuple[GibbsState, GibbsInfo]:
+    """One sweep of Algorithm 1: every ``rho_w`` given ``alpha``, then every free ``alpha_v``.
+
+    Parameters
+    ----------
+    problem
+        The posterior.
+    state
+        Current state (not modified).
+    inner_steps
+        ``S``: omega/beta steps per vector per sweep (each a valid Gibbs step).
+    native
+        Draw PG variables by calling polyagamma's C sampler from Numba, in parallel
+        over the groups (True), or through its Python API (False); ``None``: the
+        former when available. Both give the same draws.
+
+    Returns
+    -------
+    (GibbsState, GibbsInfo)
+    """
+    rho = state.rho.copy()
+    alpha = state.alpha.copy()
+    new_states = []
+    failed = 0
+    if native is None:
+        native = kern.HAVE_NATIVE_PG
+    for b, (beta, cov) in enumerate(((rho, alpha), (alpha, rho))):
+        rngs = [_generator(s) for s in state.rng_states[b]]
+        failed += _update_block(
+            problem.blocks[b], beta, cov, rngs, inner_steps, problem.prior_precision, native
+        )
+        new_states.append(tuple(r.bit_generator.state for r in rngs))
+    new = GibbsState(rho, alpha, state.sweep + 1, (new_states[0], new_states[1]))
+    return new, GibbsInfo(lp=problem.log_joint(rho, alpha), failed=failed)
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+@dataclass(frozen=True, kw_only=True)
+class PGGibbsArgs:
+    """Options of ``method="pg-gibbs"``; ``None`` means the default shown.
+
+    Attributes
+    ----------
+    iter_warmup
+        Sweeps discarded before the kept ones (default 200).
+    iter_sampling
+        Sweeps after warm-up (default 1000); every ``thin``-th is kept.
+    thin
+        Keep one sweep in ``thin`` (default 1).
+    inner_steps
+        The paper's ``S`` (default 1).
+    init
+        ``"prior"`` (default; each chain its own prior draw) or ``"map"`` (every
+        chain starts at the MAP of ``sgns_identified`` found by Stan's L-BFGS), or
+        values as for ``inits``. From the prior, chains can settle in secondary modes
+        of the identified posterior (see ``bayeswe.sgns.fit_sgns``); start at the
+        MAP (``bayeswe.sgns.fit_sgns(..., init="map")`` does) for real use.
+    inits
+        Initial values as for Stan (so that ``fit_sgns`` can pass its MAP start): a
+        mapping with ``"rho"`` (``V x K``) and ``"alpha"`` (``V x K``) or
+        ``"alpha_free"`` (``(V - K) x K``), or a list of such mappings, one per chain.
+    threads
+        Numba threads and PG threads (default: Numba's current setting).
+    checkpoint
+        File holding the run's state; if it exists the run resumes from it.
+    checkpoint_every
+        Sweeps between checkpoint writes (default 100; the end is always written).
+    callback
+        Called as ``callback(sweeps_done)`` after each sweep of all chains.
+    """
+
+    iter_warmup: int | None = None
+    iter_sampling: int | None = None
+    thin: int | None = None
+    inner_steps: int | None = None
+    init: Any = None
+    inits: Any = None
+    threads: int | None = None
+    checkpoint: str | os.PathLike[str] | None = None
+    checkpoint_every: int | None = None
+    callback: Callable[[int], None] | None = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> PGGibbsArgs:
+        """Build and validate (``ValueError`` for an unknown option or a bad value)."""
+        allowed = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(options) - allowed)
+        if unknown:
+            raise ValueError(
+                f"method 'pg-gibbs' does not take option(s) {', '.join(unknown)}; "
+                f"it takes: {', '.join(sorted(allowed))}"
+            )
+        args = cls(**options)
+        args.validate()
+        return args
+
+    def validate(self) -> None:
+        for name, minimum in (
+            ("iter_warmup", 0),
+            ("iter_sampling", 1),
+            ("thin", 1),
+            ("inner_steps", 1),
+            ("threads", 1),
+            ("checkpoint_every", 1),
+        ):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+            if value < minimum:
+                raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        init = self.init
+        if not (init is None or (isinstance(init, str) and init in ("prior", "map"))):
+            _check_values("init", init)
+        if self.inits is not None:
+            if init is not None:
+                raise ValueError("give init or inits, not both")
+            _check_values("inits", self.inits)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError("callback must be callable")
+
+    def settings(self) -> dict[str, Any]:
+        """The options that define the draws (compared on resume)."""
+        init = self.init if isinstance(self.init, str) or self.init is None else "given"
+        if self.inits is not None:
+            init = "given"
+        return {
+            "iter_warmup": 200 if self.iter_warmup is None else int(self.iter_warmup),
+            "iter_sampling": 1000 if self.iter_sampling is None else int(self.iter_sampling),
+            "thin": 1 if self.thin is None else int(self.thin),
+            "inner_steps": 1 if self.inner_steps is None else int(self.inner_steps),
+            "init": init or "prior",
+        }
+
+
+def _check_values(name: str, value: Any) -> None:
+    if isinstance(value, Mapping) or (
+        isinstance(value, list) and value and all(isinstance(i, Mapping) for i in value)
+    ):
+        return
+    raise ValueError(
+        f"{name} must be 'prior', 'map', a mapping or a list of mappings"
+        if name == "init"
+        else f"{name} must be a mapping or a list of mappings, got {type(value).__name__}"
+    )
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def _write_atomic(path: Path, arrays: Mapping[str, NDArray[Any]], meta: Mapping[str, Any]) -> None:
+    """Write an ``.npz`` next to ``path`` and rename it into place (atomic on POSIX)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_checkpoint(path: Path) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files if k != "meta"}
+        meta = json.loads(str(f["meta"]))
+    if meta.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"checkpoint {path} has layout version {meta.get('version')}")
+    return arrays, meta
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def _initial_matrices(
+    problem: SGNSGibbsProblem, init: Any, chains: int, seed: int
+) -> list[tuple[Any, Any]]:
+    if init is None or init == "prior":
+        return [(None, None)] * chains
+    if init == "map":
+        import bayeswe
+        from bayeswe.sgns.models import SGNS_IDENTIFIED
+
+        mode = bayeswe.fit(SGNS_IDENTIFIED, problem.stan_data, method="map", seed=seed)
+        rho = mode.posterior["rho"].values[0, 0]
+        alpha = mode.posterior["alpha"].values[0, 0]
+        return [(rho, alpha)] * chains
+    inits = [init] * chains if isinstance(init, Mapping) else list(init)
+    if len(inits) != chains:
+        raise ValueError(f"initial values list {len(inits)} mappings for {chains} chains")
+    out = []
+    for i in inits:
+        if "rho" not in i or not ("alpha" in i or "alpha_free" in i):
+            raise ValueError("initial values need 'rho' and 'alpha' or 'alpha_free'")
+        if "alpha" in i:
+            alpha = np.asarray(i["alpha"], dtype=float)
+        else:
+            free = np.asarray(i["alpha_free"], dtype=float)
+            if free.shape != (len(problem.free_index), problem.K):
+                raise ValueError(f"initial alpha_free has shape {free.shape}")
+            alpha = problem.full_alpha(free)
+        out.append((np.asarray(i["rho"], dtype=float), alpha))
+    return out
+
+
+def sample_pg_gibbs(
+    data: Mapping[str, Any],
+    *,
+    seed: int,
+    chains: int | None = None,
+    **options: Any,
+) -> az.InferenceData:
+    """Sample the identified SGNS posterior by PG blocked Gibbs (Algorithm 1).
+
+    Parameters
+    ----------
+    data
+        Data of ``sgns_identified`` (as for ``bayeswe.fit("sgns_identified", ...)``).
+    seed
+        Seed in ``[0, 2**32 - 1]``; with the options it determines every draw.
+    chains
+        Number of chains (default 4), run one sweep each in turn.
+    **options
+        See :class:`PGGibbsArgs`.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior``: ``rho``, ``alpha`` (fixed rows included) with dims
+        ``(chain, draw, word, dim)`` and ``alpha_free`` ``(chain, draw, free_word,
+        dim)``, as a Stan fit of ``sgns_identified``; ``sample_stats``: ``lp``,
+        the log joint density of each kept sweep (Stan's ``lp__`` convention);
+        ``attrs``: ``method``, ``sweeps``, ``warmup``, ``thin``, ``inner_steps``,
+        ``seed``, ``threads``, ``wall_time``, ``init``, ``resumed``.
+
+    Raises
+    ------
+    ValueError
+        Bad options, or a checkpoint written for other data or settings.
+    """
+    import numba
+
+    from bayeswe.inference_data import to_inference_data
+    from bayeswe.sgns.models import SGNS_IDENTIFIED
+
+    args = PGGibbsArgs.from_options(options)
+    if chains is None:
+        chains = 4
+    if isinstance(chains, bool) or not isinstance(chains, (int, np.integer)) or chains < 1:
+        raise ValueError(f"chains must be a positive integer, got {chains!r}")
+    chains = int(chains)
+    settings = args.settings()
+    warmup, n_iter, thin = settings["iter_warmup"], settings["iter_sampling"], settings["thin"]
+    total = warmup + n_iter
+    n_keep = -(-n_iter // thin)
+    problem = SGNSGibbsProblem.from_stan_data(data)
+    V, K = problem.V, problem.K
+    meta_run = {
+        "version": CHECKPOINT_VERSION,
+        "fingerprint": problem.fingerprint(),
+        "seed": int(seed),
+        "chains": chains,
+        **settings,
+    }
+
+    path = None if args.checkpoint is None else Path(args.checkpoint)
+    resumed = path is not None and path.exists()
+    if resumed:
+        arrays, meta = _read_checkpoint(path)
+        mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
+        if mismatch:
+            raise ValueError(f"checkpoint {path} was written for another run: {mismatch}")
+        states = [
+            GibbsState(
+                arrays["rho"][c].copy(),
+                arrays["alpha"][c].copy(),
+                int(meta["sweep"]),
+                tuple(tuple(s) for s in meta["rng_states"][c]),
+            )
+            for c in range(chains)
+        ]
+        draws_rho, draws_alpha, lp = arrays["draws_rho"], arrays["draws_alpha"], arrays["lp"]
+        wall_before = float(meta["wall_time"])
+        failed_before = int(meta.get("failed", 0))
+    else:
+        values = args.init if args.inits is None else args.inits
+        inits = _initial_matrices(problem, values, chains, int(seed))
+        states = [
+            init_state(problem, seed=int(seed), chain=c, rho=r, alpha=a)
+            for c, (r, a) in enumerate(inits)
+        ]
+        draws_rho = np.zeros((chains, n_keep, V, K))
+        draws_alpha = np.zeros((chains, n_keep, V, K))
+        lp = np.zeros((chains, n_keep))
+        wall_before = 0.0
+        failed_before = 0
+
+    old_threads = numba.get_num_threads()
+    threads = (
+        old_threads
+        if args.threads is None
+        else min(int(args.threads), numba.config.NUMBA_NUM_THREADS)
+    )
+    numba.set_num_threads(threads)
+    start = time.perf_counter()
+    failed = failed_before
+
+    def save(done: int) -> None:
+        meta = {
+            **meta_run,
+            "sweep": done,
+            "wall_time": wall_before + time.perf_counter() - start,
+            "failed": failed,
+            "rng_states": [[list(b) for b in s.rng_states] for s in states],
+        }
+        arrays = {
+            "rho": np.stack([s.rho for s in states]),
+            "alpha": np.stack([s.alpha for s in states]),
+            "draws_rho": draws_rho,
+            "draws_alpha": draws_alpha,
+            "lp": lp,
+        }
+        _write_atomic(path, arrays, meta)
+
+    try:
+        every = 100 if args.checkpoint_every is None else int(args.checkpoint_every)
+        for t in range(states[0].sweep, total):
+            keep = t >= warmup and (t - warmup) % thin == 0
+            for c in range(chains):
+                states[c], info = step(problem, states[c], inner_steps=settings["inner_steps"])
+                failed += info.failed
+                if keep:
+                    d = (t - warmup) // thin
+                    draws_rho[c, d] = states[c].rho
+                    draws_alpha[c, d] = states[c].alpha
+                    lp[c, d] = info.lp
+            done = t + 1
+            if path is not None and (done % every == 0 or done == total):
+                save(done)
+            if args.callback is not None:
+                args.callback(done)
+    finally:
+        numba.set_num_threads(old_threads)
+    wall_time = wall_before + time.perf_counter() - start
+
+    attrs = {
+        "model": SGNS_IDENTIFIED.name,
+        "method": "pg-gibbs",
+        "sweeps": n_iter,
+        "warmup": warmup,
+        "thin": thin,
+        "inner_steps": settings["inner_steps"],
+        "init": settings["init"],
+        "seed": int(seed),
+        "threads": threads,
+        "wall_time": wall_time,
+        "resumed": bool(resumed),
+        "failed_factorizations": failed,
+        "pg_sampler": (
+            "polyagamma C sampler from Numba" if kern.HAVE_NATIVE_PG else "polyagamma Python API"
+        )
+        + " (exact: Devroye h <= 13, saddle point above); one stream per chain, block, group",
+    }
+    draws = {
+        "rho": draws_rho,
+        "alpha": draws_alpha,
+        "alpha_free": draws_alpha[:, :, problem.free_index],
+    }
+    return to_inference_data(
+        SGNS_IDENTIFIED, draws, data=data, sample_stats={"lp": lp}, attrs=attrs, library=None
+    )
