@@ -135,6 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build_bench_parser(sgns_stan)
     sgns_stan.set_defaults(func=_cmd_bench)
+
+    from bayeswe.samplers import bench as pg_bench
+
+    pg_gibbs = bench_sub.add_parser(
+        "pg-gibbs", help="PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time"
+    )
+    pg_bench.build_parser(pg_gibbs)
+    pg_gibbs.set_defaults(func=lambda args: pg_bench.main(args=args))
     return parser
 
 

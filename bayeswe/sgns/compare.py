@@ -159,7 +159,7 @@ class SGNSComparison:
 
 
 def _method_options(method: str, iter_warmup: int, iter_sampling: int, draws: int) -> dict:
-    if method == "nuts":
+    if method in ("nuts", "pg-gibbs"):
         return {"iter_warmup": iter_warmup, "iter_sampling": iter_sampling}
     if method in ("advi", "advi-fullrank"):
         # Stan's defaults (10 000 iterations at most) and the paper's 2000 draws;
@@ -259,11 +259,12 @@ def compare_methods(
     -------
     SGNSComparison
     """
-    from bayeswe.fit import METHODS
+    from bayeswe.fit import METHODS, SAMPLER_METHODS
 
-    unknown = [m for m in methods if m not in METHODS]
+    unknown = [m for m in methods if m not in (*METHODS, *SAMPLER_METHODS)]
     if unknown or not methods:
-        raise ValueError(f"methods must be a non-empty subset of {METHODS}, got {list(methods)}")
+        known = (*METHODS, *SAMPLER_METHODS)
+        raise ValueError(f"methods must be a non-empty subset of {known}, got {list(methods)}")
     if len(set(methods)) != len(methods):
         raise ValueError(f"methods repeat: {list(methods)}")
     fit_seed = (int(seed) + 1) % 2**32
@@ -295,7 +296,7 @@ def compare_methods(
                 prior_sd=sd,
                 init=init,
                 seed=fit_seed,
-                chains=chains if method == "nuts" else None,
+                chains=chains if method in ("nuts", "pg-gibbs") else None,
                 **options,
             )
         except StanError as exc:
@@ -369,7 +370,7 @@ def _evaluate(
         coverage = float(interval_coverage(rho, alpha, truth, level=level).mean())
     ess = _cooccurrence_ess(idata) if n_draws > 1 else math.nan
     rhat_max = math.nan
-    if method == "nuts" and idata.posterior.sizes["chain"] > 1:
+    if method in ("nuts", "pg-gibbs") and idata.posterior.sizes["chain"] > 1:
         names = ["rho", "alpha_free"]
         rhat = az.rhat(idata, var_names=names)
         rhat_max = float(max(rhat[v].values.max() for v in names))

@@ -234,7 +234,7 @@ def _map_inits(
         anchors.fixed_alpha,
     )
     free = np.setdiff1d(np.arange(rho.shape[0]), anchors.fixed_index)
-    if method != "nuts":
+    if method not in ("nuts", "pg-gibbs"):  # the multi-chain samplers get one start per chain
         return {"rho": rho, "alpha_free": alpha[free]}
     rng = np.random.default_rng(seed)
     return [

@@ -161,3 +161,25 @@ def test_a_failed_method_is_reported_not_fatal() -> None:
     as_json = comparison.to_dict()["results"]
     assert as_json[1]["error"] == "All proposed step-sizes failed."
     assert as_json[1]["rmse_co"] is None and as_json[0]["error"] is None
+
+
+def test_compare_runs_pg_gibbs_beside_stan() -> None:
+    from bayeswe.sgns.compare import compare_methods
+
+    result = compare_methods(
+        8, 2, 1500, seed=3, methods=["pg-gibbs", "map"], iter_warmup=100, iter_sampling=100,
+        chains=2, progress=None,
+    )  # fmt: skip
+    gibbs = result.to_dict()["results"][0]
+    assert gibbs["method"] == "pg-gibbs" and gibbs["error"] is None
+    assert gibbs["draws"] == 200
+    assert 0 < gibbs["rmse_co"] < 0.2
+    assert 0.5 < gibbs["coverage90"] <= 1.0
+    assert gibbs["rhat_max"] is not None
+
+
+def test_bench_pg_gibbs_is_a_cli_command() -> None:
+    from bayeswe import cli
+
+    args = cli.build_parser().parse_args(["bench", "pg-gibbs", "--json", "--quick", "--no-nuts"])
+    assert args.quick and args.no_nuts and args.json
