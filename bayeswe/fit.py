@@ -262,10 +262,9 @@ class AdviArgs(_MethodArgs):
 
 
 @dataclass(frozen=True, kw_only=True)
-class _OptimizerArgs(_MethodArgs):
-    algorithm: str | None = None
-    jacobian: bool | None = None
-    iter: int | None = None
+class _LbfgsSettings(_MethodArgs):
+    """Line-search and convergence settings shared by Stan's optimizers and Pathfinder."""
+
     init_alpha: float | None = None
     tol_obj: float | None = None
     tol_rel_obj: float | None = None
@@ -276,13 +275,23 @@ class _OptimizerArgs(_MethodArgs):
 
     def validate(self) -> None:
         super().validate()
-        _check_choice("algorithm", self.algorithm, ("lbfgs", "bfgs", "newton"))
-        _check_bool("jacobian", self.jacobian)
-        _check_int("iter", self.iter, minimum=1)
         for name in ("init_alpha", "tol_obj", "tol_rel_obj", "tol_grad", "tol_rel_grad"):
             _check_float(name, getattr(self, name), low=0)
         _check_float("tol_param", self.tol_param, low=0)
         _check_int("history_size", self.history_size, minimum=1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _OptimizerArgs(_LbfgsSettings):
+    algorithm: str | None = None
+    jacobian: bool | None = None
+    iter: int | None = None
+
+    def validate(self) -> None:
+        super().validate()
+        _check_choice("algorithm", self.algorithm, ("lbfgs", "bfgs", "newton"))
+        _check_bool("jacobian", self.jacobian)
+        _check_int("iter", self.iter, minimum=1)
         if self.algorithm not in (None, "lbfgs", "bfgs") and any(
             getattr(self, n) is not None
             for n in ("init_alpha", "tol_obj", "tol_rel_obj", "tol_grad", "tol_rel_grad")
@@ -330,7 +339,7 @@ class LaplaceArgs(_OptimizerArgs):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PathfinderArgs(_MethodArgs):
+class PathfinderArgs(_LbfgsSettings):
     """Options of ``method="pathfinder"`` (Stan's multi-path Pathfinder)."""
 
     num_paths: int | None = None
@@ -340,13 +349,6 @@ class PathfinderArgs(_MethodArgs):
     num_elbo_draws: int | None = None
     psis_resample: bool | None = None
     calculate_lp: bool | None = None
-    history_size: int | None = None
-    init_alpha: float | None = None
-    tol_obj: float | None = None
-    tol_rel_obj: float | None = None
-    tol_grad: float | None = None
-    tol_rel_grad: float | None = None
-    tol_param: float | None = None
     num_threads: int | None = None
 
     method: ClassVar[str] = "pathfinder"
@@ -358,10 +360,6 @@ class PathfinderArgs(_MethodArgs):
         _check_int("num_elbo_draws", self.num_elbo_draws, minimum=1)
         _check_bool("psis_resample", self.psis_resample)
         _check_bool("calculate_lp", self.calculate_lp)
-        _check_int("history_size", self.history_size, minimum=1)
-        for name in ("init_alpha", "tol_obj", "tol_rel_obj", "tol_grad", "tol_rel_grad"):
-            _check_float(name, getattr(self, name), low=0)
-        _check_float("tol_param", self.tol_param, low=0)
         _check_int("num_threads", self.num_threads, minimum=1)
 
 
