@@ -200,6 +200,7 @@ class NutsArgs(_MethodArgs):
     step_size: float | None = None
     metric: str | None = None
     parallel_chains: int | None = None
+    threads_per_chain: int | None = None  # for programs using reduce_sum (e.g. SGNS grainsize > 0)
     show_progress: bool | None = None
 
     method: ClassVar[str] = "nuts"
@@ -220,6 +221,7 @@ class NutsArgs(_MethodArgs):
         _check_float("step_size", self.step_size, low=0)
         _check_choice("metric", self.metric, ("diag_e", "dense_e", "unit_e", "diag", "dense"))
         _check_int("parallel_chains", self.parallel_chains, minimum=1)
+        _check_int("threads_per_chain", self.threads_per_chain, minimum=1)
         _check_bool("show_progress", self.show_progress)
         if isinstance(self.inits, list) and len(self.inits) != (self.chains or 4):
             raise ValueError(

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import arviz as az
@@ -301,16 +302,17 @@ def test_reduce_sum_threads_run_nuts() -> None:
     stan_data = sim.data.stan_data(
         2, prior_sd=1.0, fixed_index=index, fixed_alpha=sim.alpha[index], grainsize=16
     )
-    model = compile_model(SGNS_IDENTIFIED.stan_file)
-    fit = model.sample(
-        data={k: v for k, v in stan_data.items() if k != "vocabulary"},
+    idata = bayeswe.fit(
+        SGNS_IDENTIFIED,
+        stan_data,
+        method="nuts",
         chains=1,
         threads_per_chain=2,
         iter_warmup=200,
         iter_sampling=200,
         seed=3,
-        show_progress=False,
     )
-    rho = fit.stan_variable("rho")
-    assert rho.shape == (200, 12, 2)
-    assert np.isfinite(rho).all()
+    rho = idata.posterior["rho"]
+    assert rho.shape == (1, 200, 12, 2)
+    assert np.isfinite(rho.values).all()
+    assert json.loads(idata.attrs["options"])["threads_per_chain"] == 2
