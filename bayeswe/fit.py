@@ -33,7 +33,7 @@ import re
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -51,6 +51,14 @@ from bayeswe.errors import (
 )
 from bayeswe.inference_data import from_cmdstanpy, to_json
 from bayeswe.model_spec import StanModelSpec, get_model
+from bayeswe.options import (
+    build_options,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    invalid,
+)
 
 __all__ = [
     "METHODS",
@@ -70,58 +78,13 @@ _MAX_SEED = 2**32 - 1
 # --------------------------------------------------------------------------- arguments
 
 
-def _invalid(message: str) -> ValueError:
-    """The ValueError bayeswe raises for a bad argument (cmdstanpy's convention)."""
-    return ValueError(message)
-
-
-def _check_int(name: str, value: Any, *, minimum: int) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise _invalid(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-
-
-def _check_float(
-    name: str,
-    value: Any,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    open_low: bool = True,
-    open_high: bool = True,
-) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise _invalid(f"{name} must be a number, got {value!r}")
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if low is not None and (value < low or (open_low and value == low)):
-        raise ValueError(f"{name} must be {'>' if open_low else '>='} {low}, got {value}")
-    if high is not None and (value > high or (open_high and value == high)):
-        raise ValueError(f"{name} must be {'<' if open_high else '<='} {high}, got {value}")
-
-
-def _check_bool(name: str, value: Any) -> None:
-    if value is not None and not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-
-
-def _check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
-    if value is not None and value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
-
-
 def _check_inits(value: Any, *, allow_list: bool) -> None:
     if value is None:
         return
     if isinstance(value, bool):
-        raise _invalid(f"inits must be a number, mapping or path, got {value!r}")
+        raise invalid(f"inits must be a number, mapping or path, got {value!r}")
     if isinstance(value, (int, float, np.integer, np.floating)):
-        _check_float("inits", value, low=0, open_low=False)
+        check_float("inits", value, low=0, open_low=False)
         return
     if isinstance(value, (Mapping, str, os.PathLike)):
         return
@@ -155,24 +118,15 @@ class _MethodArgs:
         ValueError
             For an option the method does not take or a value out of range.
         """
-        allowed = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(options) - allowed)
-        if unknown:
-            raise ValueError(
-                f"method {cls.method!r} does not take option(s) {', '.join(unknown)}; "
-                f"it takes: {', '.join(sorted(allowed))}"
-            )
-        args = cls(**options)
-        args.validate()
-        return args
+        return build_options(cls, cls.method, options)
 
     def validate(self) -> None:
         """Check every option; raise ValueError naming the first bad one."""
         _check_inits(self.inits, allow_list=self._multi_inits)
-        _check_int("sig_figs", self.sig_figs, minimum=1)
+        check_int("sig_figs", self.sig_figs, minimum=1)
         if self.sig_figs is not None and self.sig_figs > 18:
             raise ValueError(f"sig_figs must be <= 18, got {self.sig_figs}")
-        _check_float("timeout", self.timeout, low=0)
+        check_float("timeout", self.timeout, low=0)
 
     def given(self) -> dict[str, Any]:
         """The options that were set (not ``None``), for cmdstanpy and for ``attrs``."""
@@ -208,21 +162,21 @@ class NutsArgs(_MethodArgs):
 
     def validate(self) -> None:
         super().validate()
-        _check_int("chains", self.chains, minimum=1)
-        _check_int("iter_warmup", self.iter_warmup, minimum=0)
-        _check_int("iter_sampling", self.iter_sampling, minimum=1)
-        _check_int("thin", self.thin, minimum=1)
-        _check_int("max_treedepth", self.max_treedepth, minimum=1)
-        _check_float("adapt_delta", self.adapt_delta, low=0, high=1)
-        _check_bool("adapt_engaged", self.adapt_engaged)
-        _check_int("adapt_init_phase", self.adapt_init_phase, minimum=0)
-        _check_int("adapt_metric_window", self.adapt_metric_window, minimum=0)
-        _check_int("adapt_step_size", self.adapt_step_size, minimum=0)
-        _check_float("step_size", self.step_size, low=0)
-        _check_choice("metric", self.metric, ("diag_e", "dense_e", "unit_e", "diag", "dense"))
-        _check_int("parallel_chains", self.parallel_chains, minimum=1)
-        _check_int("threads_per_chain", self.threads_per_chain, minimum=1)
-        _check_bool("show_progress", self.show_progress)
+        check_int("chains", self.chains, minimum=1)
+        check_int("iter_warmup", self.iter_warmup, minimum=0)
+        check_int("iter_sampling", self.iter_sampling, minimum=1)
+        check_int("thin", self.thin, minimum=1)
+        check_int("max_treedepth", self.max_treedepth, minimum=1)
+        check_float("adapt_delta", self.adapt_delta, low=0, high=1)
+        check_bool("adapt_engaged", self.adapt_engaged)
+        check_int("adapt_init_phase", self.adapt_init_phase, minimum=0)
+        check_int("adapt_metric_window", self.adapt_metric_window, minimum=0)
+        check_int("adapt_step_size", self.adapt_step_size, minimum=0)
+        check_float("step_size", self.step_size, low=0)
+        check_choice("metric", self.metric, ("diag_e", "dense_e", "unit_e", "diag", "dense"))
+        check_int("parallel_chains", self.parallel_chains, minimum=1)
+        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
+        check_bool("show_progress", self.show_progress)
         if isinstance(self.inits, list) and len(self.inits) != (self.chains or 4):
             raise ValueError(
                 f"inits is a list of {len(self.inits)} mappings but there are "
@@ -252,15 +206,15 @@ class AdviArgs(_MethodArgs):
 
     def validate(self) -> None:
         super().validate()
-        _check_int("iter", self.iter, minimum=1)
-        _check_int("grad_samples", self.grad_samples, minimum=1)
-        _check_int("elbo_samples", self.elbo_samples, minimum=1)
-        _check_float("eta", self.eta, low=0)
-        _check_int("adapt_iter", self.adapt_iter, minimum=1)
-        _check_float("tol_rel_obj", self.tol_rel_obj, low=0)
-        _check_int("eval_elbo", self.eval_elbo, minimum=1)
-        _check_int("draws", self.draws, minimum=2)
-        _check_bool("require_converged", self.require_converged)
+        check_int("iter", self.iter, minimum=1)
+        check_int("grad_samples", self.grad_samples, minimum=1)
+        check_int("elbo_samples", self.elbo_samples, minimum=1)
+        check_float("eta", self.eta, low=0)
+        check_int("adapt_iter", self.adapt_iter, minimum=1)
+        check_float("tol_rel_obj", self.tol_rel_obj, low=0)
+        check_int("eval_elbo", self.eval_elbo, minimum=1)
+        check_int("draws", self.draws, minimum=2)
+        check_bool("require_converged", self.require_converged)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -278,9 +232,9 @@ class _LbfgsSettings(_MethodArgs):
     def validate(self) -> None:
         super().validate()
         for name in ("init_alpha", "tol_obj", "tol_rel_obj", "tol_grad", "tol_rel_grad"):
-            _check_float(name, getattr(self, name), low=0)
-        _check_float("tol_param", self.tol_param, low=0)
-        _check_int("history_size", self.history_size, minimum=1)
+            check_float(name, getattr(self, name), low=0)
+        check_float("tol_param", self.tol_param, low=0)
+        check_int("history_size", self.history_size, minimum=1)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -291,9 +245,9 @@ class _OptimizerArgs(_LbfgsSettings):
 
     def validate(self) -> None:
         super().validate()
-        _check_choice("algorithm", self.algorithm, ("lbfgs", "bfgs", "newton"))
-        _check_bool("jacobian", self.jacobian)
-        _check_int("iter", self.iter, minimum=1)
+        check_choice("algorithm", self.algorithm, ("lbfgs", "bfgs", "newton"))
+        check_bool("jacobian", self.jacobian)
+        check_int("iter", self.iter, minimum=1)
         if self.algorithm not in (None, "lbfgs", "bfgs") and any(
             getattr(self, n) is not None
             for n in ("init_alpha", "tol_obj", "tol_rel_obj", "tol_grad", "tol_rel_grad")
@@ -318,7 +272,7 @@ class MapArgs(_OptimizerArgs):
 
     def validate(self) -> None:
         super().validate()
-        _check_bool("require_converged", self.require_converged)
+        check_bool("require_converged", self.require_converged)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -337,7 +291,7 @@ class LaplaceArgs(_OptimizerArgs):
 
     def validate(self) -> None:
         super().validate()
-        _check_int("draws", self.draws, minimum=1)
+        check_int("draws", self.draws, minimum=1)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -358,11 +312,11 @@ class PathfinderArgs(_LbfgsSettings):
     def validate(self) -> None:
         super().validate()
         for name in ("num_paths", "draws", "num_single_draws", "max_lbfgs_iters"):
-            _check_int(name, getattr(self, name), minimum=1)
-        _check_int("num_elbo_draws", self.num_elbo_draws, minimum=1)
-        _check_bool("psis_resample", self.psis_resample)
-        _check_bool("calculate_lp", self.calculate_lp)
-        _check_int("num_threads", self.num_threads, minimum=1)
+            check_int(name, getattr(self, name), minimum=1)
+        check_int("num_elbo_draws", self.num_elbo_draws, minimum=1)
+        check_bool("psis_resample", self.psis_resample)
+        check_bool("calculate_lp", self.calculate_lp)
+        check_int("num_threads", self.num_threads, minimum=1)
 
 
 _ARGS: dict[str, type[_MethodArgs]] = {
@@ -411,7 +365,7 @@ def method_args(method: str, chains: int | None = None, **options: Any) -> _Meth
     cls = _ARGS[method]
     if method == "nuts":
         return cls.from_options({**options, "chains": chains})
-    _check_int("chains", chains, minimum=1)
+    check_int("chains", chains, minimum=1)
     if chains not in (None, 1):
         raise ValueError(
             f"method {method!r} returns its draws as one chain; chains must be None or 1, "
@@ -424,7 +378,7 @@ def _check_seed(seed: Any) -> int:
     if seed is None:
         return int(np.random.default_rng().integers(0, _MAX_SEED, endpoint=True))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise _invalid(f"seed must be an integer in [0, 2**32 - 1], got {seed!r}")
+        raise invalid(f"seed must be an integer in [0, 2**32 - 1], got {seed!r}")
     if not 0 <= seed <= _MAX_SEED:
         raise ValueError(f"seed must be in [0, 2**32 - 1], got {seed}")
     return int(seed)

@@ -34,7 +34,6 @@ A sampler is a :class:`GibbsState` (matrices, sweep count, stream states), an
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import math
@@ -52,6 +51,7 @@ from numpy.typing import NDArray
 from polyagamma import random_polyagamma
 
 from bayeswe.kernels import pg_gibbs as kern
+from bayeswe.options import build_options, check_int
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -544,16 +544,7 @@ class PGGibbsArgs:
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> PGGibbsArgs:
         """Build and validate (``ValueError`` for an unknown option or a bad value)."""
-        allowed = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(options) - allowed)
-        if unknown:
-            raise ValueError(
-                f"method 'pg-gibbs' does not take option(s) {', '.join(unknown)}; "
-                f"it takes: {', '.join(sorted(allowed))}"
-            )
-        args = cls(**options)
-        args.validate()
-        return args
+        return build_options(cls, "pg-gibbs", options)
 
     def validate(self) -> None:
         for name, minimum in (
@@ -564,13 +555,7 @@ class PGGibbsArgs:
             ("threads", 1),
             ("checkpoint_every", 1),
         ):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-            if value < minimum:
-                raise ValueError(f"{name} must be >= {minimum}, got {value}")
+            check_int(name, getattr(self, name), minimum=minimum)
         init = self.init
         if not (init is None or (isinstance(init, str) and init in ("prior", "map"))):
             _check_values("init", init)

@@ -1,0 +1,86 @@
+"""Validation shared by the argument objects of every inference method.
+
+``fit``'s Stan methods (:mod:`bayeswe.fit`) and bayeswe's own samplers (e.g.
+:mod:`bayeswe.samplers.pg_gibbs`) validate their options the same way: unknown
+names and bad values raise ``ValueError`` before anything runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "build_options",
+    "check_bool",
+    "check_choice",
+    "check_float",
+    "check_int",
+    "invalid",
+]
+
+
+def build_options(cls: Any, method: str, options: Mapping[str, Any]) -> Any:
+    """``cls(**options)``, validated.
+
+    Raises ``ValueError`` naming unknown options (and listing the known ones) or the
+    first bad value.
+    """
+    allowed = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ValueError(
+            f"method {method!r} does not take option(s) {', '.join(unknown)}; "
+            f"it takes: {', '.join(sorted(allowed))}"
+        )
+    args = cls(**options)
+    args.validate()
+    return args
+
+
+def invalid(message: str) -> ValueError:
+    """The ValueError bayeswe raises for a bad argument (cmdstanpy's convention)."""
+    return ValueError(message)
+
+
+def check_int(name: str, value: Any, *, minimum: int) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise invalid(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
+def check_float(
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = True,
+    open_high: bool = True,
+) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise invalid(f"{name} must be a number, got {value!r}")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if low is not None and (value < low or (open_low and value == low)):
+        raise ValueError(f"{name} must be {'>' if open_low else '>='} {low}, got {value}")
+    if high is not None and (value > high or (open_high and value == high)):
+        raise ValueError(f"{name} must be {'<' if open_high else '<='} {high}, got {value}")
+
+
+def check_bool(name: str, value: Any) -> None:
+    if value is not None and not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    if value is not None and value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
