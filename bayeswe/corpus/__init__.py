@@ -6,6 +6,14 @@ SGNS pair extraction (:func:`sgns_data`).
 """
 
 from bayeswe.corpus.documents import Corpus
+from bayeswe.corpus.pairs import (
+    holdout_split,
+    keep_probabilities,
+    negative_distribution,
+    sgns_data,
+    sgns_data_from_ids,
+    subsample_tokens,
+)
 from bayeswe.corpus.tokenize import build_vocabulary, count_words, encode, tokenize
 from bayeswe.corpus.types import BagOfWords, CorpusError, Vocabulary
 
@@ -17,5 +25,11 @@ __all__ = [
     "build_vocabulary",
     "count_words",
     "encode",
+    "holdout_split",
+    "keep_probabilities",
+    "negative_distribution",
+    "sgns_data",
+    "sgns_data_from_ids",
+    "subsample_tokens",
     "tokenize",
 ]
