@@ -13,6 +13,7 @@ from bayeswe.datasets.loaders import (
     load_reuters,
     load_sotu,
 )
+from bayeswe.datasets.movielens import MovieLens, load_movielens
 from bayeswe.datasets.sources import DATASETS, DatasetUnavailableError, data_dir, fetch
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "load",
     "load_brown",
     "load_lee",
+    "load_movielens",
+    "MovieLens",
     "load_newsgroups",
     "load_nyt",
     "load_reuters",

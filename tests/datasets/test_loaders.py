@@ -128,3 +128,19 @@ def test_corrupt_pickle_and_json(tmp_path, monkeypatch):
     _fake_source(tmp_path, "sotu", {"1790_george_washington_n.json": '{"year": 1790'})
     with pytest.raises(CorpusError, match="1790_george_washington_n.json is not a State"):
         datasets.load_sotu()
+
+
+def test_movielens_as_sgns_data():
+    ml = datasets.load("movielens")
+    assert len(ml.ratings) == 100_000 and len(ml.users) == 943
+    assert len(ml.vocabulary) == 603  # V of Yrjänäinen et al., Table 4
+    assert (ml.corpus.n_docs, ml.corpus.n_tokens) == (942, 49_348)
+    assert ml.movies["n_ratings"].min() >= 50 and ml.movies["word"].is_unique
+    assert ml.corpus.documents[0][0] == "Toy Story (1995)"  # user 1 rated it 5
+    lengths = ml.corpus.doc_lengths
+    data = ml.sgns_data(negatives=2, seed=5)
+    # every ordered pair of distinct movies in a user's set, then 2 negatives each
+    assert int(data.n_pos.sum()) == int((lengths * (lengths - 1)).sum()) == 4_643_750
+    assert data.total == 3 * 4_643_750
+    toy = data.word_index("Toy Story (1995)")
+    assert not np.any((data.target == toy) & (data.context == toy) & (data.n_pos > 0))
