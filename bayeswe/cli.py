@@ -164,6 +164,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pg_bench.build_parser(pg_gibbs)
     pg_gibbs.set_defaults(func=lambda args: pg_bench.main(args=args))
+
+    from bayeswe.corpus import bench as corpus_bench
+
+    corpus_pairs = bench_sub.add_parser(
+        "corpus-pairs", help="SGNS pair extraction: time and peak memory at 10^7 tokens"
+    )
+    corpus_bench.build_parser(corpus_pairs)
+    corpus_pairs.set_defaults(func=lambda args: corpus_bench.main(args=args))
     return parser
 
 

@@ -21,7 +21,8 @@ pair, independent of the corpus length. Documents may come from a generator
 
 Random numbers: ``numpy.random.SeedSequence(seed)`` spawns one stream for
 subsampling and one for negatives. Both are consumed in corpus order (one uniform
-per token, then one per negative sample in (target, draw) order), so the output
+per token, then one per negative sample in (target, draw) order, mapped to a word by
+Walker's alias method), so the output
 depends only on the seed and the inputs — not on ``chunk_pairs`` or thread counts.
 """
 
@@ -33,7 +34,14 @@ import numpy as np
 
 from bayeswe.corpus.tokenize import build_vocabulary
 from bayeswe.corpus.types import CorpusError, Vocabulary
-from bayeswe.kernels.pairs import merge_counts, merge_pos_neg, run_length, window_pair_keys
+from bayeswe.kernels.pairs import (
+    alias_table,
+    merge_counts,
+    merge_pos_neg,
+    negative_keys,
+    run_length,
+    window_pair_keys,
+)
 from bayeswe.sgns.data import SGNSData
 
 __all__ = [
@@ -173,14 +181,13 @@ def _negatives(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Aggregated negative samples: ``negatives`` draws from ``q`` per positive, same target.
 
-    Draws are made in order of target word (one uniform per draw, inverted through
-    the cumulative distribution), ``block`` draws at a time, so the result does not
-    depend on ``block``.
+    Draws are made in order of target word, one uniform per draw turned into a
+    word by Walker's alias method, ``block`` draws at a time, so the result does
+    not depend on ``block``.
     """
     per_target = np.bincount(pos_keys // V, weights=pos_counts, minlength=V).astype(np.int64)
     n_draws = per_target * negatives
-    cdf = np.cumsum(q)
-    cdf[-1] = 1.0
+    prob, alias = alias_table(q)
     keys = np.zeros(0, dtype=np.int64)
     counts = np.zeros(0, dtype=np.int64)
     targets = np.flatnonzero(n_draws)
@@ -190,10 +197,11 @@ def _negatives(
         csum = np.cumsum(n_draws[targets[start:]])
         stop = start + max(1, int(np.searchsorted(csum, block, side="right")))
         t = targets[start:stop]
-        tgt = np.repeat(t.astype(np.int64), n_draws[t])
-        ctx = np.searchsorted(cdf, rng.random(tgt.size), side="right")
-        np.minimum(ctx, V - 1, out=ctx)
-        k, c = run_length(np.sort(tgt * V + ctx))
+        u = rng.random(int(n_draws[t].sum()))
+        buf = np.empty(u.size, dtype=np.int64)
+        negative_keys(t, n_draws[t], u, prob, alias, V, buf)
+        buf.sort()
+        k, c = run_length(buf)
         # blocks hold increasing targets, so concatenation stays sorted
         keys = np.concatenate([keys, k])
         counts = np.concatenate([counts, c])

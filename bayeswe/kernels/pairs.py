@@ -15,7 +15,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["merge_counts", "merge_pos_neg", "run_length", "window_pair_keys"]
+__all__ = [
+    "alias_table",
+    "merge_counts",
+    "merge_pos_neg",
+    "negative_keys",
+    "run_length",
+    "window_pair_keys",
+]
 
 
 @njit(cache=True)
@@ -126,3 +133,51 @@ def merge_pos_neg(
             j += 1
         m += 1
     return keys[:m].copy(), total[:m].copy(), pos[:m].copy()
+
+
+def alias_table(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker's alias table of the distribution ``q`` (Vose's construction, O(V)).
+
+    Drawing ``i = floor(u V)``, then ``i`` if ``frac(u V) < prob[i]`` else
+    ``alias[i]``, gives ``P(i) = q[i]`` from one uniform ``u``.
+    """
+    V = q.size
+    scaled = np.asarray(q, dtype=np.float64) * V
+    prob = np.ones(V, dtype=np.float64)
+    alias = np.arange(V, dtype=np.int64)
+    small = [i for i in range(V) if scaled[i] < 1.0]
+    large = [i for i in range(V) if scaled[i] >= 1.0]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        prob[s] = scaled[s]
+        alias[s] = g
+        scaled[g] = scaled[g] + scaled[s] - 1.0
+        (small if scaled[g] < 1.0 else large).append(g)
+    # leftovers have probability 1 up to rounding
+    return prob, alias
+
+
+@njit(cache=True)
+def negative_keys(
+    targets: np.ndarray,
+    draws: np.ndarray,
+    u: np.ndarray,
+    prob: np.ndarray,
+    alias: np.ndarray,
+    V: int,
+    out: np.ndarray,
+) -> None:
+    """Keys ``target * V + context`` of negative samples, contexts from an alias table.
+
+    ``targets[i]`` gets ``draws[i]`` samples; ``u`` holds one uniform per sample,
+    in order.
+    """
+    k = 0
+    for i in range(targets.shape[0]):
+        base = np.int64(targets[i]) * V
+        for _ in range(draws[i]):
+            x = u[k] * V
+            j = min(np.int64(x), V - 1)
+            c = j if (x - j) < prob[j] else alias[j]
+            out[k] = base + c
+            k += 1
