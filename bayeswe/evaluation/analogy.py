@@ -37,7 +37,7 @@ from bayeswe.options import check_int
 
 __all__ = ["AnalogyResult", "PosteriorAnalogy", "analogy_accuracy", "posterior_analogy_accuracy"]
 
-#: Default bound on the floats of one chunk's score matrix (questions x candidates).
+#: Default bound on the floats of one chunk's score matrix (questions x vocabulary).
 _CHUNK_FLOATS = 1 << 22
 
 
@@ -104,39 +104,48 @@ class _Plan:
         flat = [w for q in bench.questions for w in q]
         idx = vocab.indices(flat, case_sensitive).reshape(len(bench), 4)
         self.covered = (idx >= 0).all(axis=1)
-        # Case-insensitively, the candidates are one row per lower-cased form (the first),
-        # the same rows Vocabulary.find returns for the question words.
+        # Every vocabulary row is a candidate answer. Case-insensitively, rows that
+        # lower-case alike form one word (gensim's rule): all of them are excluded when
+        # that word is in the question, and any of them answers it. members[g] lists the
+        # rows of word g (its first row, which is what Vocabulary.find returns), padded by
+        # repeating that row.
+        n_word = len(vocab)
         if case_sensitive:
-            self.candidates = np.arange(len(vocab))
+            self.group = np.arange(n_word)
         else:
-            self.candidates = np.fromiter(sorted(vocab.lower.values()), dtype=np.int64)
-        position = np.full(len(vocab), -1, dtype=np.int64)
-        position[self.candidates] = np.arange(len(self.candidates))
-        self.pos = position[idx[self.covered]]  # (n_covered, 4) candidate positions
+            self.group = np.array([vocab.lower[w.lower()] for w in vocab.words], dtype=np.int64)
+        extra = [[] for _ in range(n_word)]
+        for row, g in enumerate(self.group):
+            if row != g:
+                extra[g].append(row)
+        width = 1 + max(len(e) for e in extra)
+        self.members = np.repeat(np.arange(n_word)[:, None], width, axis=1)
+        for g, rows in enumerate(extra):
+            self.members[g, 1 : 1 + len(rows)] = rows
+        self.idx = idx[self.covered]  # (n_covered, 4) first rows of a, b, c, d
         self.vocab = vocab
         self.section = np.asarray(bench.section, dtype=object)
         self.section_names = bench.sections
 
     def predict(self, matrix: np.ndarray, chunk_size: int | None) -> np.ndarray:
-        """Candidate position of the 3CosAdd answer of every covered question."""
-        unit = unit_rows(matrix[self.candidates])
-        n_cand = unit.shape[0]
-        step = chunk_size or max(1, _CHUNK_FLOATS // n_cand)
-        pred = np.empty(len(self.pos), dtype=np.int64)
-        for start in range(0, len(self.pos), step):
-            p = self.pos[start : start + step]
-            target = unit[p[:, 1]] - unit[p[:, 0]] + unit[p[:, 2]]
+        """Row of the 3CosAdd answer of every covered question."""
+        unit = unit_rows(matrix)
+        step = chunk_size or max(1, _CHUNK_FLOATS // unit.shape[0])
+        pred = np.empty(len(self.idx), dtype=np.int64)
+        for start in range(0, len(self.idx), step):
+            q = self.idx[start : start + step]
+            target = unit[q[:, 1]] - unit[q[:, 0]] + unit[q[:, 2]]
             scores = target @ unit.T
-            rows = np.arange(len(p))
+            rows = np.arange(len(q))[:, None]
             for j in range(3):
-                scores[rows, p[:, j]] = -np.inf
+                scores[rows, self.members[q[:, j]]] = -np.inf
             pred[start : start + step] = scores.argmax(axis=1)
         return pred
 
     def correct(self, pred: np.ndarray) -> np.ndarray:
         """Per-question correctness (False where not covered)."""
         out = np.zeros(len(self.covered), dtype=bool)
-        out[self.covered] = pred == self.pos[:, 3]
+        out[self.covered] = self.group[pred] == self.idx[:, 3]
         return out
 
     def section_table(self, correct: np.ndarray) -> pd.DataFrame:
@@ -197,8 +206,8 @@ def analogy_accuracy(
     vectors
         ``"rho"``, ``"alpha"``, ``"concat"`` or ``"sum"`` (InferenceData only).
     case_sensitive
-        Match words exactly; by default both sides are lower-cased (then the candidate
-        answers are one vocabulary row per lower-cased form, the first).
+        Match words exactly; by default both sides are lower-cased (and the
+        vocabulary entries that lower-case alike count as one word, as in gensim).
     chunk_size
         Questions scored per matrix product; default: as many as keep the score matrix
         under 4 Mi floats (32 MB).
@@ -223,7 +232,7 @@ def analogy_accuracy(
     correct = plan.correct(pred)
     predicted = np.full(len(bench), None, dtype=object)
     words = np.asarray(vocab.words, dtype=object)
-    predicted[plan.covered] = words[plan.candidates[pred]]
+    predicted[plan.covered] = words[pred]
     questions = pd.DataFrame(list(bench.questions), columns=["a", "b", "c", "d"])
     questions["section"] = list(bench.section)
     questions["covered"] = plan.covered
