@@ -109,8 +109,18 @@ def _covered(bench: SimilarityBenchmark, draws: Draws, case_sensitive: bool) -> 
     return i1, i2, covered
 
 
+#: Cosines are rounded to this many decimals before ranking.
+_DECIMALS = 12
+
+
 def _pair_cosines(draws: Draws, i1: np.ndarray, i2: np.ndarray) -> np.ndarray:
-    """``(S, P)`` cosines of pairs ``(i1[p], i2[p])``, over chunks of draws."""
+    """``(S, P)`` cosines of pairs ``(i1[p], i2[p])``, over chunks of draws.
+
+    Rounded to ``_DECIMALS`` decimals so that pairs whose cosines are equal in exact
+    arithmetic (a word with itself, as WS-353's *tiger-tiger*; a pair listed twice) tie
+    in the ranks whatever the floating-point rounding of each draw; otherwise a rotation
+    of the draw, which leaves every cosine unchanged, could reorder them.
+    """
     rows, inverse = np.unique(np.concatenate([i1, i2]), return_inverse=True)
     j1, j2 = inverse[: len(i1)], inverse[len(i1) :]
     n_dim = sum(b.shape[2] for b in draws.blocks)
@@ -120,7 +130,7 @@ def _pair_cosines(draws: Draws, i1: np.ndarray, i2: np.ndarray) -> np.ndarray:
         chunk = slice(start, min(start + step, draws.n_samples))
         unit = unit_rows(draws.take(rows, chunk))
         out[chunk] = np.einsum("spd,spd->sp", unit[:, j1], unit[:, j2])
-    return out
+    return np.round(out, _DECIMALS, out=out)
 
 
 def _rowwise_spearman(scores: np.ndarray, cosines: np.ndarray) -> np.ndarray:
