@@ -58,7 +58,7 @@ class AnalogyResult:
         ``n_covered``, ``n_correct``, ``accuracy``.
     questions
         One row per question: ``a``, ``b``, ``c``, ``d``, ``section``, ``covered``,
-        ``predicted`` (the 3CosAdd answer, ``None`` if not covered), ``correct``.
+        ``predicted`` (the 3CosAdd answer, missing if not covered), ``correct``.
     seconds
         Wall time of the scoring.
     """
