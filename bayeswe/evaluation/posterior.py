@@ -247,13 +247,13 @@ def posterior_neighbours(
     check_options(vectors=vectors, case_sensitive=case_sensitive)
     post = as_draws(draws, vocabulary, vectors)
     n_word = len(post.vocab)
+    target = post.vocab.require(word, case_sensitive)
     try:
         check_int("k", k, minimum=1)
     except ValueError as exc:
         raise EvaluationError(str(exc)) from None
     if k >= n_word:
         raise EvaluationError(f"k must be < V = {n_word} (the word itself is excluded), got {k}")
-    target = post.vocab.require(word, case_sensitive)
     n_dim = sum(b.shape[2] for b in post.blocks)
     step = max(1, _CHUNK_FLOATS // (n_word * n_dim))
     tally = np.zeros(n_word, dtype=np.int64)
