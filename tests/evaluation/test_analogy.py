@@ -115,8 +115,9 @@ def test_chunked_vectorized_scoring_equals_brute_force(tmp_path):
     bench = read_analogy_file(path)
     expected = _brute_force(emb, vocab, bench.questions)
     for chunk in (None, 1, 7, 1000):
-        result = analogy_accuracy(emb, vocab, path, chunk_size=chunk)
-        assert result.questions["predicted"].tolist() == expected
+        for dtype in ("float32", "float64"):
+            result = analogy_accuracy(emb, vocab, path, chunk_size=chunk, dtype=dtype)
+            assert result.questions["predicted"].tolist() == expected
     correct = [p == q[3] for p, q in zip(expected, bench.questions, strict=True)]
     assert result.n_correct == sum(correct)
     assert result.sections.loc["one", "n_correct"] == sum(correct[:70])
@@ -164,6 +165,8 @@ def test_bad_inputs(toy_questions, tmp_path):
         analogy_accuracy(EMBEDDING, VOCAB, "MEN")
     with pytest.raises(EvaluationError, match="chunk_size must be >= 1"):
         analogy_accuracy(EMBEDDING, VOCAB, toy_questions, chunk_size=0)
+    with pytest.raises(EvaluationError, match="dtype must be one of"):
+        analogy_accuracy(EMBEDDING, VOCAB, toy_questions, dtype="float16")
     path = tmp_path / "oov.txt"
     path.write_text(": s\na b c d\n", encoding="utf-8")
     with pytest.raises(EvaluationError, match="none of the 1 questions"):
