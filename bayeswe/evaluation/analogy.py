@@ -239,11 +239,19 @@ def analogy_accuracy(
     predicted = np.full(len(bench), None, dtype=object)
     words = np.asarray(vocab.words, dtype=object)
     predicted[plan.covered] = words[pred]
-    questions = pd.DataFrame(list(bench.questions), columns=["a", "b", "c", "d"])
-    questions["section"] = list(bench.section)
-    questions["covered"] = plan.covered
-    questions["predicted"] = predicted
-    questions["correct"] = correct
+    columns = list(zip(*bench.questions, strict=True))
+    questions = pd.DataFrame(
+        {
+            "a": columns[0],
+            "b": columns[1],
+            "c": columns[2],
+            "d": columns[3],
+            "section": bench.section,
+            "covered": plan.covered,
+            "predicted": predicted,
+            "correct": correct,
+        }
+    )
     n_covered = int(plan.covered.sum())
     n_correct = int(correct.sum())
     return AnalogyResult(

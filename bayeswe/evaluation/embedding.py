@@ -38,6 +38,7 @@ from typing import Any
 
 import arviz as az
 import numpy as np
+import pandas as pd
 
 from bayeswe.evaluation.errors import EvaluationError, OutOfVocabularyError
 from bayeswe.options import check_bool, check_choice, check_float
@@ -69,6 +70,10 @@ class Vocabulary:
         self.lower: dict[str, int] = {}
         for i, w in enumerate(self.words):
             self.lower.setdefault(w.lower(), i)
+        # Hash indexes for vectorized lookups of many words (a benchmark's 78k words).
+        self._exact_index = pd.Index(self.words)
+        self._lower_index = pd.Index(list(self.lower))
+        self._lower_rows = np.fromiter(self.lower.values(), dtype=np.int64, count=len(self.lower))
 
     def __len__(self) -> int:
         return len(self.words)
@@ -81,9 +86,12 @@ class Vocabulary:
 
     def indices(self, words: Sequence[str], case_sensitive: bool) -> np.ndarray:
         """Rows of ``words`` (int64), -1 where absent."""
-        return np.fromiter(
-            (self.find(w, case_sensitive) for w in words), dtype=np.int64, count=len(words)
-        )
+        if len(words) == 0:
+            return np.empty(0, dtype=np.int64)
+        if case_sensitive:
+            return self._exact_index.get_indexer(list(words)).astype(np.int64)
+        pos = self._lower_index.get_indexer([w.lower() for w in words])
+        return np.where(pos >= 0, self._lower_rows[pos], -1).astype(np.int64)
 
     def require(self, word: Any, case_sensitive: bool) -> int:
         """Row of ``word``; :class:`OutOfVocabularyError` (with close matches) if absent."""

@@ -260,7 +260,7 @@ def posterior_neighbours(
     cos_sum = np.zeros(n_word)
     for start in range(0, post.n_samples, step):
         unit = unit_rows(post.take_all(slice(start, min(start + step, post.n_samples))))
-        cos = np.einsum("svd,sd->sv", unit, unit[:, target])
+        cos = np.matmul(unit, unit[:, target, :, None])[..., 0]
         cos_sum += cos.sum(axis=0)
         cos[:, target] = -np.inf
         # argpartition puts exactly k indices first in every draw, ties or not.
