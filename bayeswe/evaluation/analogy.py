@@ -68,8 +68,8 @@ class AnalogyResult:
     n_questions: int
     n_covered: int
     n_correct: int
-    sections: pd.DataFrame
-    questions: pd.DataFrame
+    sections: pd.DataFrame = dataclasses.field(repr=False)
+    questions: pd.DataFrame = dataclasses.field(repr=False)
     seconds: float
 
 
@@ -93,8 +93,8 @@ class PosteriorAnalogy:
 
     benchmark: str
     summary: pd.Series
-    draws: xr.DataArray
-    sections: pd.DataFrame
+    draws: xr.DataArray = dataclasses.field(repr=False)
+    sections: pd.DataFrame = dataclasses.field(repr=False)
 
 
 class _Plan:

@@ -73,7 +73,7 @@ class CosinePosterior:
     lower: float
     upper: float
     prob: float
-    draws: xr.DataArray
+    draws: xr.DataArray = dataclasses.field(repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,7 +98,7 @@ class CloserResult:
     than: str
     probability: float
     difference: pd.Series
-    draws: xr.DataArray
+    draws: xr.DataArray = dataclasses.field(repr=False)
 
 
 def _per_draw(post: Draws, values: np.ndarray, name: str, **attrs: Any) -> xr.DataArray:

@@ -64,7 +64,7 @@ class SimilarityResult:
     pvalue: float
     n_pairs: int
     n_covered: int
-    pairs: pd.DataFrame
+    pairs: pd.DataFrame = dataclasses.field(repr=False)
 
     @property
     def coverage(self) -> float:
@@ -92,8 +92,8 @@ class PosteriorSpearman:
 
     benchmark: str
     summary: pd.Series
-    draws: xr.DataArray
-    pairs: pd.DataFrame
+    draws: xr.DataArray = dataclasses.field(repr=False)
+    pairs: pd.DataFrame = dataclasses.field(repr=False)
 
 
 def _covered(bench: SimilarityBenchmark, draws: Draws, case_sensitive: bool) -> tuple:
