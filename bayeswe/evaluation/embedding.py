@@ -99,7 +99,8 @@ class Vocabulary:
             raise EvaluationError(f"a word must be a string, got {word!r}")
         i = self.find(word, case_sensitive)
         if i < 0:
-            close = difflib.get_close_matches(word, self.words, n=3)
+            # Suggestions from the first 20,000 words only: difflib is slow on huge lists.
+            close = difflib.get_close_matches(word, self.words[:20000], n=3)
             hint = f"; close matches: {', '.join(map(repr, close))}" if close else ""
             raise OutOfVocabularyError(
                 f"word {word!r} is not in the vocabulary ({len(self.words)} words){hint}"

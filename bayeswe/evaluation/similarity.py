@@ -6,6 +6,9 @@ cosine similarities of the two words' vectors, over the pairs whose two words ar
 in the vocabulary ("covered" pairs); the coverage is reported beside it because a
 correlation over 40 % of WS-353 is not comparable with one over all of it.
 
+Cosines are rounded to 12 decimals before ranking, so that pairs with equal cosines in
+exact arithmetic (WS-353's *tiger-tiger*, a repeated pair) tie in every draw.
+
 For posterior draws, the correlation is a function of the embedding, so each draw gives
 one value; their distribution is the posterior of the benchmark score (mean, sd and a
 central credible interval), something point-estimate tools cannot report.
