@@ -23,6 +23,9 @@ be summarized across draws of the non-identified model too. ``"concat"`` and ``"
 are invariant only when both blocks rotate by the same ``Q``, which the SGNS symmetry
 guarantees for orthogonal ``Q`` (``rho alpha' = rho Q (alpha Q)'``).
 
+A vocabulary is a sequence of unique strings, one per row, or an object with a ``words``
+attribute (such as ``bayeswe.corpus.Vocabulary``).
+
 Words are matched case-insensitively by default (``case_sensitive=False``): both the
 vocabulary and the benchmark are lower-cased and, when two vocabulary entries lower-case
 to the same string, the first one (the more frequent in a frequency-ordered vocabulary)
@@ -53,6 +56,8 @@ class Vocabulary:
     """Word -> row lookup, exact and lower-cased (first occurrence wins)."""
 
     def __init__(self, words: Sequence[Any]) -> None:
+        # An object with a ``words`` attribute (bayeswe.corpus.Vocabulary) gives its words.
+        words = getattr(words, "words", words)
         if isinstance(words, (str, bytes)):
             raise EvaluationError("vocabulary must be a sequence of words, not one string")
         words = list(words)

@@ -149,6 +149,15 @@ def test_inference_data_with_concat_vectors():
     assert table["probability"].sum() == pytest.approx(2.0)
 
 
+def test_vocabulary_object_with_words_attribute():
+    class CorpusVocabulary:  # the shape of bayeswe.corpus.Vocabulary
+        words = tuple(VOCAB)
+
+    a = posterior_cosine(DRAWS, CorpusVocabulary(), "jobs", "economy")
+    b = posterior_cosine(DRAWS, VOCAB, "jobs", "economy")
+    assert a.mean == b.mean
+
+
 def test_bad_inputs():
     with pytest.raises(OutOfVocabularyError, match="'immigrant' is not in.*'immigration'"):
         posterior_cosine(DRAWS, VOCAB, "immigrant", "economy")
