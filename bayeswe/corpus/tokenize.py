@@ -22,10 +22,39 @@ import numpy as np
 
 from bayeswe.corpus.types import CorpusError, Vocabulary
 
-__all__ = ["TOKEN_PATTERN", "build_vocabulary", "count_words", "encode", "tokenize"]
+__all__ = [
+    "ENGLISH_STOPWORDS",
+    "TOKEN_PATTERN",
+    "build_vocabulary",
+    "count_words",
+    "encode",
+    "tokenize",
+]
 
 #: Letters (no digits/underscore), with internal apostrophes.
 TOKEN_PATTERN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+
+
+#: English function words (articles, pronouns, auxiliaries, prepositions, conjunctions,
+#: common adverbs), in the form :func:`tokenize` produces; optional, e.g. to leave them
+#: out of a vocabulary (``build_vocabulary(..., exclude=ENGLISH_STOPWORDS)``).
+ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because
+    been before being below between both but by can can't cannot could couldn't did didn't
+    do does doesn't doing don't down during each even ever every few for from further had
+    hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+    him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
+    just let's like made make many may me might more most much must mustn't my myself no
+    nor not now of off on once one only or other ought our ours ourselves out over own
+    same shall shan't she she'd she'll she's should shouldn't so some such than that
+    that's the their theirs them themselves then there there's these they they'd they'll
+    they're they've this those through to too under until up upon us very was wasn't we
+    we'd we'll we're we've were weren't what what's when when's where where's which while
+    who who's whom why why's will with won't would wouldn't yet you you'd you'll you're
+    you've your yours yourself yourselves
+    """.split()
+)
 
 
 def tokenize(text: str) -> list[str]:
@@ -62,6 +91,7 @@ def build_vocabulary(
     min_count: int = 1,
     max_size: int | None = None,
     unk: str | None = None,
+    exclude: Iterable[str] = (),
 ) -> Vocabulary:
     """Vocabulary of the tokens of ``documents``, most frequent first.
 
@@ -77,15 +107,26 @@ def build_vocabulary(
     unk
         If given (e.g. ``"<unk>"``), left-out words are mapped to this token,
         which gets their total count; if ``None`` they are dropped from documents.
+    exclude
+        Words never in the vocabulary (e.g. :data:`ENGLISH_STOPWORDS`); they are
+        treated like rare words (dropped, or counted as ``unk``).
 
     Raises
     ------
     CorpusError
         Empty corpus, no word reaching ``min_count``, or bad ``min_count``/``max_size``.
     """
-    return Vocabulary.from_counts(
-        count_words(documents), min_count=min_count, max_size=max_size, unk=unk
-    )
+    counts = count_words(documents)
+    excluded = set(exclude)
+    if excluded:
+        total = sum(counts.values())
+        counts = Counter({w: c for w, c in counts.items() if w not in excluded})
+        if unk is not None:
+            # the excluded words' occurrences go to unk like rare words do
+            counts[unk] = counts.get(unk, 0) + total - sum(counts.values())
+        if not counts:
+            raise CorpusError("every word of the corpus is excluded")
+    return Vocabulary.from_counts(counts, min_count=min_count, max_size=max_size, unk=unk)
 
 
 def encode(

@@ -190,3 +190,13 @@ def test_one_shot_iterator_needs_a_vocabulary():
         sgns_data(iter(_toy_docs()), seed=0)
     with pytest.raises(ValueError, match="subsample threshold"):
         sgns_data(_toy_docs(), seed=0, subsample=2.0)
+
+
+def test_excluded_words_are_dropped_or_become_unk():
+    docs = [["the", "cat", "sat", "on", "the", "mat"], ["the", "dog"]]
+    vocab = build_vocabulary(docs, exclude={"the", "on"})
+    assert set(vocab.words) == {"cat", "sat", "mat", "dog"}
+    with_unk = build_vocabulary(docs, exclude={"the", "on"}, unk="<unk>")
+    assert int(with_unk.counts[with_unk["<unk>"]]) == 4
+    with pytest.raises(CorpusError, match="every word of the corpus is excluded"):
+        build_vocabulary(docs, exclude={"the", "on", "cat", "sat", "mat", "dog"})

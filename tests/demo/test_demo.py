@@ -1,0 +1,55 @@
+"""The demo's quick mode runs end to end and writes what it says it writes."""
+
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+
+from bayeswe.demo import QUICK, run_demo
+
+
+def test_quick_demo_end_to_end(tmp_path):
+    lines: list[str] = []
+    result = run_demo(tmp_path / "out", QUICK, progress=lines.append)
+    names = {p.name for p in result.files}
+    assert names == {
+        "cosine_intervals.png",
+        "pg_gibbs_trace.png",
+        "map.nc",
+        "pg_gibbs.nc",
+        "advi.nc",
+        "report.txt",
+    }
+    for p in result.files:
+        assert p.is_file() and p.stat().st_size > 0
+    assert not list((tmp_path / "out").glob(".*tmp"))  # no half-written files left
+    assert any(line.startswith("[demo] PG-Gibbs sweep") for line in lines)
+    # the report has every section, and it is what report.txt holds
+    for heading in (
+        "State of the Union addresses 2009-2021",
+        "MAP",
+        "PG-Gibbs",
+        "ADVI",
+        "Cosine similarity of rho vectors",
+        "Nearest neighbours",
+        "Hold-out log-likelihood",
+    ):
+        assert heading in result.report
+    assert (tmp_path / "out" / "report.txt").read_text() == result.report
+    # posterior draws: dims named, sizes as configured
+    gibbs = az.from_netcdf(tmp_path / "out" / "pg_gibbs.nc")
+    s = QUICK
+    assert gibbs.posterior["rho"].dims == ("chain", "draw", "word", "dim")
+    assert gibbs.posterior["rho"].shape[:2] == (s.chains, s.draws // s.thin)
+    assert gibbs.posterior["rho"].shape[3] == s.K
+    # intervals bracket the means; hold-out values are log-probabilities per observation
+    t = result.cosine_table
+    assert len(t) >= 5
+    assert np.all((t["lower"] <= t["mean"]) & (t["mean"] <= t["upper"]))
+    assert np.all((t["advi_lower"] <= t["advi_mean"]) & (t["advi_mean"] <= t["advi_upper"]))
+    assert np.all(np.abs(t[["mean", "map", "advi_mean"]].to_numpy()) <= 1)
+    assert set(result.holdout) == {"MAP", "posterior mean (PG-Gibbs)", "mean of ADVI"}
+    assert all(-np.log(2) - 1 < v < 0 for v in result.holdout.values())
+    assert 0 <= result.prob_closer["PG-Gibbs"] <= 1
+    for table in result.neighbours.values():
+        assert table["probability"].between(0, 1).all()
