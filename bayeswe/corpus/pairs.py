@@ -274,9 +274,14 @@ def sgns_data_from_ids(
     else:
         neg_keys = neg_counts = np.zeros(0, dtype=np.int64)
     keys, n, n_pos = merge_pos_neg(counter.keys, counter.counts, neg_keys, neg_counts)
+    # free the inputs before SGNSData makes its own copies (peak memory ~ unique pairs)
+    del counter, neg_keys, neg_counts
     if progress is not None:
         progress(f"[pairs] {keys.size} unique pairs, {int(n.sum())} observations")
-    return SGNSData(vocabulary.words, keys // V, keys % V, n, n_pos)
+    target = (keys // V).astype(np.int32)
+    context = (keys % V).astype(np.int32)
+    del keys
+    return SGNSData(vocabulary.words, target, context, n, n_pos)
 
 
 def sgns_data(

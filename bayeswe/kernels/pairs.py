@@ -78,13 +78,31 @@ def run_length(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
+def _union_size(k1: np.ndarray, k2: np.ndarray) -> int:
+    """Number of distinct keys in two sorted unique arrays (sizes the merge exactly)."""
+    n1, n2 = k1.shape[0], k2.shape[0]
+    i = j = m = 0
+    while i < n1 and j < n2:
+        if k1[i] < k2[j]:
+            i += 1
+        elif k2[j] < k1[i]:
+            j += 1
+        else:
+            i += 1
+            j += 1
+        m += 1
+    return m + (n1 - i) + (n2 - j)
+
+
+@njit(cache=True)
 def merge_counts(
     k1: np.ndarray, c1: np.ndarray, k2: np.ndarray, c2: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Merge two sorted unique key arrays, adding the counts of keys in both."""
     n1, n2 = k1.shape[0], k2.shape[0]
-    keys = np.empty(n1 + n2, dtype=np.int64)
-    counts = np.empty(n1 + n2, dtype=np.int64)
+    size = _union_size(k1, k2)
+    keys = np.empty(size, dtype=np.int64)
+    counts = np.empty(size, dtype=np.int64)
     i = j = m = 0
     while i < n1 or j < n2:
         if j >= n2 or (i < n1 and k1[i] < k2[j]):
@@ -101,7 +119,7 @@ def merge_counts(
             i += 1
             j += 1
         m += 1
-    return keys[:m].copy(), counts[:m].copy()
+    return keys, counts
 
 
 @njit(cache=True)
@@ -110,9 +128,10 @@ def merge_pos_neg(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Union of positive and negative key counts: ``(keys, n, n_pos)`` with ``n = pos + neg``."""
     n1, n2 = kp.shape[0], kn.shape[0]
-    keys = np.empty(n1 + n2, dtype=np.int64)
-    total = np.empty(n1 + n2, dtype=np.int64)
-    pos = np.empty(n1 + n2, dtype=np.int64)
+    size = _union_size(kp, kn)
+    keys = np.empty(size, dtype=np.int64)
+    total = np.empty(size, dtype=np.int64)
+    pos = np.empty(size, dtype=np.int64)
     i = j = m = 0
     while i < n1 or j < n2:
         if j >= n2 or (i < n1 and kp[i] < kn[j]):
@@ -132,7 +151,7 @@ def merge_pos_neg(
             i += 1
             j += 1
         m += 1
-    return keys[:m].copy(), total[:m].copy(), pos[:m].copy()
+    return keys, total, pos
 
 
 def alias_table(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

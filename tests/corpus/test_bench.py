@@ -23,6 +23,9 @@ def test_quick_bench_json(capsys):
     # window 2, one negative each: 4 positives per interior token of a 1000-token document
     assert summary["observations_1e7"] == 2 * 200 * (4 * 1000 - 6)
     assert {r["kind"] for r in out["runs"]} == {"baseline", "bayeswe", "numpy-unique"}
+    # the peer counts the same positives
+    peer = [r for r in out["runs"] if r["kind"] == "numpy-unique"]
+    assert peer[-1]["positives"] == summary["observations_1e7"] // 2
 
 
 def test_synthetic_corpus_is_seeded():

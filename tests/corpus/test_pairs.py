@@ -200,3 +200,18 @@ def test_excluded_words_are_dropped_or_become_unk():
     assert int(with_unk.counts[with_unk["<unk>"]]) == 4
     with pytest.raises(CorpusError, match="every word of the corpus is excluded"):
         build_vocabulary(docs, exclude={"the", "on", "cat", "sat", "mat", "dog"})
+
+
+def test_same_seed_same_data_whatever_the_thread_count():
+    import numba
+
+    docs = _toy_docs() * 20
+    old = numba.get_num_threads()
+    try:
+        out = []
+        for threads in (1, numba.config.NUMBA_NUM_THREADS):
+            numba.set_num_threads(threads)
+            out.append(sgns_data(docs, window=2, negatives=3, subsample=0.05, seed=9))
+    finally:
+        numba.set_num_threads(old)
+    assert out[0] == out[1]
