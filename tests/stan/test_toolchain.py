@@ -311,7 +311,7 @@ def test_optimizers_find_the_mode(
     # Without Jacobian the mode is the maximum-likelihood value S / N. The optimizers
     # stop on relative objective/gradient tolerances, not on the distance to the mode;
     # from random starts we saw errors up to 1.1e-5, so allow 1e-4 (still far below
-    # the 0.03 posterior sd) and fix the seed so that the start is reproducible.
+    # the 0.13 posterior sd) and fix the seed so that the start is reproducible.
     assert data_rows(out)[-1, -1] == pytest.approx(S / N, abs=1e-4)
 
 
