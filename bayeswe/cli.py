@@ -143,6 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pg_bench.build_parser(pg_gibbs)
     pg_gibbs.set_defaults(func=lambda args: pg_bench.main(args=args))
+
+    from bayeswe.evaluation import bench as eval_bench
+
+    evaluation = bench_sub.add_parser(
+        "evaluation", help="analogy / Spearman / posterior evaluation on GloVe vs gensim"
+    )
+    eval_bench.build_parser(evaluation)
+    evaluation.set_defaults(func=lambda args: eval_bench.main(args=args))
     return parser
 
 
