@@ -304,10 +304,15 @@ def test_optimizers_find_the_mode(
         f"file={data_file}",
         "output",
         f"file={out}",
+        "random",
+        "seed=20261121",
     )
     assert proc.returncode == 0, proc.stderr
-    # Without Jacobian the mode is the maximum-likelihood value S / N.
-    assert data_rows(out)[-1, -1] == pytest.approx(S / N, abs=1e-5)
+    # Without Jacobian the mode is the maximum-likelihood value S / N. The optimizers
+    # stop on relative objective/gradient tolerances, not on the distance to the mode;
+    # from random starts we saw errors up to 1.1e-5, so allow 1e-4 (still far below
+    # the 0.13 posterior sd) and fix the seed so that the start is reproducible.
+    assert data_rows(out)[-1, -1] == pytest.approx(S / N, abs=1e-4)
 
 
 def test_newton_runs_and_warns_about_stan_2_35_hessian(
