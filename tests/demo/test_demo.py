@@ -53,3 +53,13 @@ def test_quick_demo_end_to_end(tmp_path):
     assert 0 <= result.prob_closer["PG-Gibbs"] <= 1
     for table in result.neighbours.values():
         assert table["probability"].between(0, 1).all()
+
+
+def test_quick_demo_is_reproducible(tmp_path):
+    """Same seed, same numbers (only the wall times differ)."""
+    a = run_demo(tmp_path / "a", QUICK, progress=None)
+    b = run_demo(tmp_path / "b", QUICK, progress=None)
+    assert a.cosine_table.equals(b.cosine_table)
+    assert a.holdout == b.holdout and a.prob_closer == b.prob_closer
+    for word, table in a.neighbours.items():
+        assert table.equals(b.neighbours[word])
