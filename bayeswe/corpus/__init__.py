@@ -19,6 +19,7 @@ from bayeswe.corpus.tokenize import (
     build_vocabulary,
     count_words,
     encode,
+    read_lines,
     tokenize,
 )
 from bayeswe.corpus.types import BagOfWords, CorpusError, Vocabulary
@@ -35,6 +36,7 @@ __all__ = [
     "holdout_split",
     "keep_probabilities",
     "negative_distribution",
+    "read_lines",
     "sgns_data",
     "sgns_data_from_ids",
     "subsample_tokens",

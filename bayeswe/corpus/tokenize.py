@@ -13,10 +13,11 @@ Rules of :func:`tokenize` (the same for every text corpus in bayeswe):
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -28,6 +29,7 @@ __all__ = [
     "build_vocabulary",
     "count_words",
     "encode",
+    "read_lines",
     "tokenize",
 ]
 
@@ -67,6 +69,30 @@ def tokenize(text: str) -> list[str]:
         raise CorpusError(f"tokenize expects a string, got {type(text).__name__}")
     text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
     return TOKEN_PATTERN.findall(text)
+
+
+def read_lines(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> Iterator[list[str]]:
+    """Stream a text file with one document per line as token lists (blank lines skipped).
+
+    Nothing but the current line is held in memory, so a corpus larger than memory
+    can go through :func:`build_vocabulary` (one pass) and
+    :func:`bayeswe.corpus.sgns_data` with that vocabulary (a second pass)::
+
+        vocab = build_vocabulary(read_lines(path), min_count=5)
+        data = sgns_data(read_lines(path), vocab, window=2, negatives=1, seed=1)
+    """
+    try:
+        handle = open(path, encoding=encoding)  # noqa: SIM115 - closed by the generator
+    except FileNotFoundError:
+        raise CorpusError(f"corpus file {path} does not exist") from None
+    with handle:
+        try:
+            for line in handle:
+                tokens = tokenize(line)
+                if tokens:
+                    yield tokens
+        except UnicodeDecodeError as exc:
+            raise CorpusError(f"{path} is not valid {encoding} text: {exc}") from None
 
 
 def count_words(documents: Iterable[Sequence[str]]) -> Counter[str]:

@@ -215,3 +215,18 @@ def test_same_seed_same_data_whatever_the_thread_count():
     finally:
         numba.set_num_threads(old)
     assert out[0] == out[1]
+
+
+def test_streaming_from_a_file(tmp_path):
+    from bayeswe.corpus import read_lines
+
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(TOY[:2]) + "\n\n" + "\n".join(TOY[2:]) + "\n")
+    vocab = build_vocabulary(read_lines(path))
+    streamed = sgns_data(read_lines(path), vocab, window=2, negatives=2, seed=4, chunk_tokens=3)
+    assert streamed == sgns_data(_toy_docs(), vocab, window=2, negatives=2, seed=4)
+    with pytest.raises(CorpusError, match="does not exist"):
+        next(read_lines(tmp_path / "missing.txt"))
+    (tmp_path / "bad.txt").write_bytes(b"caf\xe9 au lait\n")
+    with pytest.raises(CorpusError, match="not valid utf-8"):
+        list(read_lines(tmp_path / "bad.txt"))
