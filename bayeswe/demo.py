@@ -87,6 +87,33 @@ class DemoSettings:
     top_k: int = 5
     seed: int = 20261121
 
+    def __post_init__(self) -> None:
+        from bayeswe.options import check_bool, check_float, check_int
+
+        for name, minimum in (
+            ("first_year", 1790),
+            ("vocab_size", 2),
+            ("min_count", 1),
+            ("window", 1),
+            ("negatives", 1),
+            ("K", 1),
+            ("chains", 1),
+            ("warmup", 0),
+            ("draws", 1),
+            ("thin", 1),
+            ("advi_iter", 1),
+            ("advi_draws", 2),
+            ("top_k", 1),
+            ("seed", 0),
+        ):
+            check_int(name, getattr(self, name), minimum=minimum)
+        check_float("subsample", self.subsample, low=0, high=1)
+        check_float("test_fraction", self.test_fraction, low=0, high=1)
+        check_float("prior_sd", self.prior_sd, low=0)
+        check_bool("drop_stopwords", self.drop_stopwords)
+        if self.K >= self.vocab_size:
+            raise ValueError(f"K={self.K} must be below vocab_size={self.vocab_size}")
+
 
 #: A tiny run for the test suite (< 60 s): recent speeches, small vocabulary, K = 3.
 QUICK = DemoSettings(

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from bayeswe.corpus.tokenize import build_vocabulary, encode
 from bayeswe.corpus.types import BagOfWords, CorpusError, Vocabulary
+
+if TYPE_CHECKING:
+    from bayeswe.sgns.data import SGNSData
 
 __all__ = ["Corpus"]
 
@@ -117,7 +120,7 @@ class Corpus:
             docs, vocab, doc_ids=self.doc_ids, metadata=self.metadata.copy()
         )
 
-    def sgns_data(self, vocabulary: Vocabulary | None = None, **options: Any):  # noqa: ANN201
+    def sgns_data(self, vocabulary: Vocabulary | None = None, **options: Any) -> SGNSData:
         """SGNS pair counts of this corpus (:func:`bayeswe.corpus.sgns_data`)."""
         from bayeswe.corpus.pairs import sgns_data
 

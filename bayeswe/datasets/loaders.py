@@ -15,6 +15,7 @@ import re
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -175,7 +176,7 @@ class _BunchUnpickler(pickle.Unpickler):
         ("numpy", "dtype"),
     }
 
-    def find_class(self, module: str, name: str):  # noqa: ANN201
+    def find_class(self, module: str, name: str) -> Any:
         if name == "Bunch" and module.startswith("sklearn"):
             return dict
         if (module, name) in self._ALLOWED:

@@ -63,3 +63,18 @@ def test_quick_demo_is_reproducible(tmp_path):
     assert a.holdout == b.holdout and a.prob_closer == b.prob_closer
     for word, table in a.neighbours.items():
         assert table.equals(b.neighbours[word])
+
+
+def test_bad_settings_fail_before_running():
+    import dataclasses
+
+    import pytest
+
+    from bayeswe.demo import DemoSettings
+
+    with pytest.raises(ValueError, match="K must be >= 1"):
+        DemoSettings(K=0)
+    with pytest.raises(ValueError, match="test_fraction must be < 1"):
+        dataclasses.replace(QUICK, test_fraction=1.5)
+    with pytest.raises(ValueError, match="K=200 must be below vocab_size=120"):
+        dataclasses.replace(QUICK, K=200)
