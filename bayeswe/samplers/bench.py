@@ -143,7 +143,7 @@ def _congress(V: int, K: int, P: int, sweeps: int, seed: int) -> dict[str, Any]:
     rngs = [np.random.Generator(np.random.PCG64(g)) for g in range(block.n_groups)]
     addresses = np.array([r.bit_generator.ctypes.bit_generator.value for r in rngs], np.uint64)
     omega = np.empty(len(block.n))
-    kern.polya_gamma_groups(addresses, block.group_pair_ptr, block.n, eta, block.pg_method, omega)
+    kern.polya_gamma_groups(addresses, block.group_pair_ptr, block.n, eta, kern.PG_AUTO, omega)
     pg_s = time.perf_counter() - pg_start
     # precision accumulation alone: K(K+1) flops per pair and block
     eps = np.zeros((len(block.rows), K))
