@@ -555,7 +555,10 @@ class PGGibbsArgs:
     threads
         Numba threads and PG threads (default: Numba's current setting).
     checkpoint
-        File holding the run's state; if it exists the run resumes from it.
+        File holding the run's state; if it exists the run resumes from it. The kept
+        draws then live in ``<checkpoint>.draws.npy`` beside it, a memory-mapped array
+        filled as the run goes (so they need not fit in memory, and a checkpoint
+        writes only the current state, not every draw again).
     checkpoint_every
         Sweeps between checkpoint writes (default 100; the end is always written).
     callback
@@ -640,6 +643,11 @@ def _write_atomic(path: Path, arrays: Mapping[str, NDArray[Any]], meta: Mapping[
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _draws_path(path: Path) -> Path:
+    """The memory-mapped draws of the run checkpointed at ``path``."""
+    return path.with_name(path.name + ".draws.npy")
 
 
 def _read_checkpoint(path: Path) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
@@ -761,7 +769,14 @@ def sample_pg_gibbs(
             )
             for c in range(chains)
         ]
-        draws_rho, draws_alpha, lp = arrays["draws_rho"], arrays["draws_alpha"], arrays["lp"]
+        lp = arrays["lp"]
+        try:
+            draws = np.lib.format.open_memmap(_draws_path(path), mode="r+")
+        except FileNotFoundError as err:
+            raise ValueError(f"checkpoint {path} has lost its draws file {err.filename}") from err
+        if draws.shape != (2, chains, n_keep, V, K):
+            raise ValueError(f"draws file of checkpoint {path} has shape {draws.shape}")
+        draws_rho, draws_alpha = draws[0], draws[1]
         wall_before = float(meta["wall_time"])
         failed_before = int(meta.get("failed", 0))
     else:
@@ -771,8 +786,14 @@ def sample_pg_gibbs(
             init_state(problem, seed=int(seed), chain=c, rho=r, alpha=a)
             for c, (r, a) in enumerate(inits)
         ]
-        draws_rho = np.zeros((chains, n_keep, V, K))
-        draws_alpha = np.zeros((chains, n_keep, V, K))
+        if path is None:
+            draws = np.zeros((2, chains, n_keep, V, K))
+        else:  # on disk, filled as the run goes; a checkpoint flushes it before saving
+            path.parent.mkdir(parents=True, exist_ok=True)
+            draws = np.lib.format.open_memmap(
+                _draws_path(path), mode="w+", dtype=np.float64, shape=(2, chains, n_keep, V, K)
+            )
+        draws_rho, draws_alpha = draws[0], draws[1]
         lp = np.zeros((chains, n_keep))
         wall_before = 0.0
         failed_before = 0
@@ -798,10 +819,11 @@ def sample_pg_gibbs(
         arrays = {
             "rho": np.stack([s.rho for s in states]),
             "alpha": np.stack([s.alpha for s in states]),
-            "draws_rho": draws_rho,
-            "draws_alpha": draws_alpha,
             "lp": lp,
         }
+        # Draws up to ``done`` reach the disk before the state that says they are there;
+        # draws written after it are recomputed identically on resume.
+        draws.flush()
         _write_atomic(path, arrays, meta)
 
     try:
@@ -844,11 +866,11 @@ def sample_pg_gibbs(
         + " (exact: Devroye for h < 24, saddle point from h = 24); one stream per chain,"
         " block, group",
     }
-    draws = {
+    posterior = {
         "rho": draws_rho,
         "alpha": draws_alpha,
         "alpha_free": draws_alpha[:, :, problem.free_index],
     }
     return to_inference_data(
-        SGNS_IDENTIFIED, draws, data=data, sample_stats={"lp": lp}, attrs=attrs, library=None
+        SGNS_IDENTIFIED, posterior, data=data, sample_stats={"lp": lp}, attrs=attrs, library=None
     )

@@ -39,6 +39,27 @@ def test_cholesky_matches_numpy() -> None:
     assert not kern.cholesky_lower(-np.eye(3))
 
 
+@pytest.mark.parametrize("K", [1, 3, 4, 8, 13])
+def test_precision_accumulation_matches_numpy(K: int) -> None:
+    """The register-blocked SYRK: 4 x 4 blocks, diagonal blocks, leftover rows, partial chunk."""
+    rng = np.random.default_rng(K)
+    cov = rng.normal(size=(30, K))
+    n_pairs = 2 * kern.CHUNK + 7
+    other = rng.integers(0, 30, size=n_pairs + 5).astype(np.int32)
+    omega = rng.gamma(2.0, size=n_pairs + 5)
+    kappa = rng.normal(size=n_pairs + 5)
+    prec = np.full((K, K), 0.5)  # added to, not overwritten
+    b = np.full(K, -1.0)
+    kern.accumulate_precision(
+        prec, b, cov, other, omega, kappa, 5, n_pairs + 5, np.empty((K, kern.CHUNK))
+    )
+    x = cov[other[5:]]
+    expected = 0.5 + x.T @ (omega[5:, None] * x)
+    np.testing.assert_allclose(np.tril(prec), np.tril(expected), rtol=1e-12, atol=1e-12)
+    assert np.all(np.triu(prec, 1) == np.triu(np.full((K, K), 0.5), 1))  # upper untouched
+    np.testing.assert_allclose(b, -1.0 + x.T @ kappa[5:], rtol=1e-12, atol=1e-12)
+
+
 def test_block_update_matches_numpy_twin() -> None:
     """beta = P^-1 b + L'^-1 eps with P = X' Omega X + lambda^-2 I, b = X' kappa (Alg. 1)."""
     rng = np.random.default_rng(1)
@@ -382,7 +403,12 @@ def test_resumed_run_equals_uninterrupted_run(small_data: dict[str, Any], tmp_pa
             small_data, seed=11, checkpoint=path, checkpoint_every=5, callback=interrupt, **opts
         )
     assert path.exists()
-    assert [p.name for p in tmp_path.iterdir()] == ["run.ckpt"]  # no temporary file left
+    # no temporary file left; the draws are in a memory-mapped file beside the state
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.ckpt", "run.ckpt.draws.npy"]
+    # the checkpoint holds the state, not the draws (2 x 2 chains x 8 kept x 8 x 2 doubles)
+    with np.load(path) as f:
+        assert set(f.files) == {"meta", "rho", "alpha", "lp"}
+    assert np.load(tmp_path / "run.ckpt.draws.npy", mmap_mode="r").shape == (2, 2, 8, 8, 2)
     resumed = sample_pg_gibbs(small_data, seed=11, checkpoint=path, checkpoint_every=5, **opts)
     assert resumed.attrs["resumed"] == 1
     assert _digest(resumed) == _digest(reference)
@@ -410,11 +436,13 @@ def test_state_step_resume_equals_continuous(small_data: dict[str, Any]) -> None
 
 def test_checkpoint_of_another_run_is_refused(small_data: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "run.ckpt"
-    sample_pg_gibbs(small_data, seed=1, chains=1, iter_warmup=1, iter_sampling=2, checkpoint=path)
+    opts = {"chains": 1, "iter_warmup": 1, "iter_sampling": 2, "checkpoint": path}
+    sample_pg_gibbs(small_data, seed=1, **opts)
     with pytest.raises(ValueError, match="another run"):
-        sample_pg_gibbs(
-            small_data, seed=2, chains=1, iter_warmup=1, iter_sampling=2, checkpoint=path
-        )
+        sample_pg_gibbs(small_data, seed=2, **opts)
+    (tmp_path / "run.ckpt.draws.npy").unlink()
+    with pytest.raises(ValueError, match="lost its draws file"):
+        sample_pg_gibbs(small_data, seed=1, **opts)
 
 
 # ----------------------------------------------------------------------------- arguments
