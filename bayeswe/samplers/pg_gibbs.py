@@ -59,6 +59,7 @@ __all__ = [
     "CHECKPOINT_VERSION",
     "GROUP_COST",
     "GROUP_MULTIPLE",
+    "GROUP_MIN_SPLIT",
     "GibbsInfo",
     "GibbsState",
     "PGGibbsArgs",
@@ -76,6 +77,9 @@ GROUP_COST: int = 1 << 15
 #: The number of groups of a block is a multiple of this (unless it has fewer vectors), so
 #: that the static schedule of ``prange`` gives every thread the same share of the cost.
 GROUP_MULTIPLE: int = 8
+#: A block costing less than this is one group: too little work to share between threads,
+#: and each group costs a bit generator restored per sweep (about 15 us).
+GROUP_MIN_SPLIT: int = GROUP_COST // 8
 
 #: Layout version of checkpoint files.
 CHECKPOINT_VERSION: int = 2
@@ -200,8 +204,9 @@ def _groups(ptr: NDArray[np.int64], n: NDArray[np.float64]) -> NDArray[np.int64]
     Row cost: ``sum_u min(n_u, 24)`` over its pairs (what Devroye's method costs; the
     saddle-point sampler costs about as much as 24 units) plus one for its Gaussian
     draw. The number of groups is a multiple of :data:`GROUP_MULTIPLE` near
-    ``total / GROUP_COST`` (fewer if there are fewer rows); boundaries are placed at
-    equal quantiles of the cumulative cost.
+    ``total / GROUP_COST`` (fewer if there are fewer rows; one below
+    :data:`GROUP_MIN_SPLIT`); boundaries are placed at equal quantiles of the
+    cumulative cost.
     """
     rows = len(ptr) - 1
     if rows == 0:
@@ -211,7 +216,7 @@ def _groups(ptr: NDArray[np.int64], n: NDArray[np.float64]) -> NDArray[np.int64]
     cost = np.diff(cum_pairs[ptr]) + 1.0
     cum = np.cumsum(cost)
     wanted = GROUP_MULTIPLE * max(1, math.ceil(cum[-1] / (GROUP_MULTIPLE * GROUP_COST)))
-    n_groups = min(wanted, rows)
+    n_groups = 1 if cum[-1] < GROUP_MIN_SPLIT else min(wanted, rows)
     # group g ends after the first row whose cumulative cost reaches (g + 1) / n_groups
     ends = np.searchsorted(cum, cum[-1] * np.arange(1, n_groups) / n_groups) + 1
     bounds = np.unique(np.concatenate([[0], ends, [rows]]))
@@ -332,7 +337,8 @@ class SGNSGibbsProblem:
             self.fixed_alpha,
         ):
             h.update(np.ascontiguousarray(arr).tobytes())
-        h.update(repr((self.V, self.K, self.prior_sd, GROUP_COST, GROUP_MULTIPLE)).encode())
+        groups = (GROUP_COST, GROUP_MULTIPLE, GROUP_MIN_SPLIT)
+        h.update(repr((self.V, self.K, self.prior_sd, groups)).encode())
         return h.hexdigest()
 
     def log_joint(self, rho: NDArray[np.float64], alpha: NDArray[np.float64]) -> float:

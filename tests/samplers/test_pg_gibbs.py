@@ -309,7 +309,7 @@ import hashlib, sys
 import numpy as np
 import numba
 from bayeswe.samplers import pg_gibbs as pg
-pg.GROUP_COST = 40  # many random-stream groups, so the thread pool really runs
+pg.GROUP_COST, pg.GROUP_MIN_SPLIT = 40, 0  # many stream groups: threads share them
 from bayeswe.sgns import simulate_sgns
 sim = simulate_sgns(30, 3, 20000, seed=12)
 fixed = np.arange(27, 30)
