@@ -336,11 +336,12 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     if not args.no_congress:
         V, K, P, n_sweeps = congress
         call = f"_congress({V}, {K}, {P}, {n_sweeps}, {args.seed})"
-        result["congress"] = _in_subprocess(call)
+        # --quick: one run, on the first thread count; else all threads, then each count
+        result["congress"] = _in_subprocess(call, threads=threads[0] if args.quick else None)
         result["congress_by_threads"] = {
             str(t): result["congress"] if t == result["congress"]["threads"] else
             _in_subprocess(call, threads=t)
-            for t in threads
+            for t in (threads[:1] if args.quick else threads)
         }  # fmt: skip
     result["load_average_at_end"] = list(os.getloadavg())
     # The target setting of the issue, with the sampler's default S=1 when it was run.

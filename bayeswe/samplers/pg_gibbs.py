@@ -12,7 +12,7 @@ Differences from the paper's Algorithm 1, both deliberate: the inner chain of
 ``S = inner_steps`` omega/beta steps continues from the current vector instead of
 restarting from ``N(0, 1/K)`` each sweep (a restart makes each sweep a valid Gibbs
 step only as ``S -> infinity``; continuing is valid for every ``S >= 1``), and the
-initial values come from the model's prior (or the MAP) rather than ``N(0, 1/K)``.
+initial values are the MAP (default) or a draw from the model's prior, not ``N(0, 1/K)``.
 
 Random streams
 --------------
