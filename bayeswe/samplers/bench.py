@@ -304,19 +304,12 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     else:
         grid = [
             (V, K, N, S)
-            for N in (50_000, 500_000)
-            for (K, V) in ((5, 100), (10, 200), (20, 200))
+            for N in (500_000, 50_000)  # the issue's target setting first
+            for (K, V) in ((20, 200), (10, 200), (5, 100))
             for S in (10, 1)
         ]
     threads = sorted({min(int(t), numba.config.NUMBA_NUM_THREADS) for t in args.threads.split(",")})
-    settings = []
-    cache: dict[tuple[int, int, int], dict[str, Any]] = {}
     started = time.time()
-    for V, K, N, S in grid:
-        settings.append(
-            _setting(V, K, N, S, sweeps, None if args.no_nuts else nuts, args.seed, threads, cache)
-        )
-        print(json.dumps(settings[-1]), file=sys.stderr, flush=True)
     result: dict[str, Any] = {
         "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
         "load_average_at_start": list(load_at_start),
@@ -324,8 +317,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         "numba_threads_available": numba.config.NUMBA_NUM_THREADS,
         "gibbs_threads": threads,
         "nuts": "1 chain (1 core)",
-        "settings": settings,
     }
+    # The short parts first; each part is also printed to stderr as soon as it is done.
     # One thread on both sides: on a shared machine a multi-threaded BLAS (or prange) call
     # waits for its slowest thread, and other users' processes make that reading erratic.
     result["gflops"] = _in_subprocess(
@@ -333,6 +326,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     )
     result["gflops"]["threads"] = 1
     result["peak_gflops_dgemm_2000"] = _peak_gflops()
+    print(json.dumps({"gflops": result["gflops"]}), file=sys.stderr, flush=True)
     if not args.no_congress:
         V, K, P, n_sweeps = congress
         call = f"_congress({V}, {K}, {P}, {n_sweeps}, {args.seed})"
@@ -343,6 +337,15 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             _in_subprocess(call, threads=t)
             for t in (threads[:1] if args.quick else threads)
         }  # fmt: skip
+        print(json.dumps({"congress": result["congress_by_threads"]}), file=sys.stderr, flush=True)
+    settings: list[dict[str, Any]] = []
+    result["settings"] = settings
+    cache: dict[tuple[int, int, int], dict[str, Any]] = {}
+    for V, K, N, S in grid:
+        settings.append(
+            _setting(V, K, N, S, sweeps, None if args.no_nuts else nuts, args.seed, threads, cache)
+        )
+        print(json.dumps(settings[-1]), file=sys.stderr, flush=True)
     result["load_average_at_end"] = list(os.getloadavg())
     # The target setting of the issue, with the sampler's default S=1 when it was run.
     target = [s for s in settings if (s["V"], s["K"], s["N"]) == (200, 20, 500_000)]
