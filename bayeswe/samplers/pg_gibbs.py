@@ -12,12 +12,14 @@ Differences from the paper's Algorithm 1, both deliberate: the inner chain of
 ``S = inner_steps`` omega/beta steps continues from the current vector instead of
 restarting from ``N(0, 1/K)`` each sweep (a restart makes each sweep a valid Gibbs
 step only as ``S -> infinity``; continuing is valid for every ``S >= 1``), and the
-initial values come from the model's prior (or the MAP) rather than ``N(0, 1/K)``.
+initial values are the MAP (default) or a draw from the model's prior, not ``N(0, 1/K)``.
 
 Random streams
 --------------
-Every block's vectors are split into *groups* of consecutive vectors holding about
-:data:`GROUP_PAIRS` pairs; the split depends on the data only. Group ``g`` of block
+Every block's vectors are split into *groups* of consecutive vectors of about equal
+PG cost (:func:`_groups`: a multiple of :data:`GROUP_MULTIPLE` groups of about
+:data:`GROUP_COST` cost units, so that 1, 2, 4 or 8 threads share them evenly); the
+split depends on the data only. Group ``g`` of block
 ``b`` of chain ``c`` owns the stream ``PCG64(SeedSequence(seed, spawn_key=(c, b, g)))``
 and draws from it, at each inner step, the PG variables of its pairs in order and
 then the standard normals of its vectors. The PG draws call the ``polyagamma``
@@ -55,7 +57,9 @@ from bayeswe.options import build_options, check_int
 
 __all__ = [
     "CHECKPOINT_VERSION",
-    "GROUP_PAIRS",
+    "GROUP_COST",
+    "GROUP_MULTIPLE",
+    "GROUP_MIN_SPLIT",
     "GibbsInfo",
     "GibbsState",
     "PGGibbsArgs",
@@ -66,30 +70,37 @@ __all__ = [
     "step",
 ]
 
-#: Target number of pairs per random-stream group (fixed: it decides the streams).
-GROUP_PAIRS: int = 1 << 12
+#: Target PG cost per random-stream group, in units of one PG(1, z) draw (a pair of
+#: count ``n`` costs ``min(n, 24)``: Devroye's method below 24, the saddle point above).
+#: Fixed: with :data:`GROUP_MULTIPLE` it decides the streams.
+GROUP_COST: int = 1 << 15
+#: The number of groups of a block is a multiple of this (unless it has fewer vectors), so
+#: that the static schedule of ``prange`` gives every thread the same share of the cost.
+GROUP_MULTIPLE: int = 8
+#: A block costing less than this is one group: too little work to share between threads,
+#: and each group costs a bit generator restored per sweep (about 15 us).
+GROUP_MIN_SPLIT: int = GROUP_COST // 8
 
 #: Layout version of checkpoint files.
-CHECKPOINT_VERSION: int = 1
+CHECKPOINT_VERSION: int = 2
 
 _RHO, _ALPHA, _INIT = 0, 1, 2
 
 
-#: Largest shape drawn with Devroye's method; larger ones use the saddle-point sampler.
-DEVROYE_MAX_H: int = 13
+_METHODS = {"auto": kern.PG_AUTO, "devroye": kern.PG_DEVROYE, "saddle": kern.PG_SADDLE}
 
 
 def pg_methods(h: NDArray[np.float64]) -> NDArray[np.int32]:
-    """polyagamma's ``sampler_t`` for each shape: exact samplers only.
+    """polyagamma's ``sampler_t`` that :func:`bayeswe.kernels.pg_gibbs.pg_method` picks.
 
-    Devroye's method (a sum of ``h`` exact PG(1, z) draws) for integer ``h <= 13``,
-    the saddle-point rejection sampler (Windle et al. 2014) otherwise. polyagamma's
-    default "hybrid" switches to a *normal approximation* for large ``h``, which
-    would make the Gibbs sampler approximate; frequent word pairs have large ``n``.
+    Exact samplers only, the cheaper for each ``h``: Devroye's method for ``h < 24``
+    (integers), the saddle-point sampler from ``h = 24`` on. polyagamma's default
+    "hybrid" switches to a *normal approximation* for large ``h``, which would make
+    the Gibbs sampler approximate (frequent word pairs have large ``n``); its
+    "alternate" sampler, and "saddle" at small ``h``, fail the moment tests.
     """
     h = np.asarray(h, dtype=np.float64)
-    small = (h <= DEVROYE_MAX_H) & (h == np.round(h))
-    return np.where(small, kern.PG_DEVROYE, kern.PG_SADDLE).astype(np.int32)
+    return np.where(h >= kern.SADDLE_MIN_H, kern.PG_SADDLE, kern.PG_DEVROYE).astype(np.int32)
 
 
 def polya_gamma(
@@ -99,13 +110,15 @@ def polya_gamma(
     out: NDArray[np.float64] | None = None,
     *,
     native: bool | None = None,
+    method: str = "auto",
 ) -> NDArray[np.float64]:
     """Draw ``omega_j ~ PG(h_j, z_j)`` (Polson et al. 2013) with polyagamma's exact samplers.
 
     Parameters
     ----------
     h
-        Shapes (here the pair counts ``n_u``), positive integers.
+        Shapes (here the pair counts ``n_u``): integers where Devroye's method is used
+        (``h < 24`` for ``"auto"``, all for ``"devroye"``), positive.
     z
         Tilts (here the linear predictors ``x_u' beta``).
     rng
@@ -117,33 +130,43 @@ def polya_gamma(
         or the former when available (None). Both draw ``j = 0, 1, ...`` in order
         from the same bit generator with the same method, so they give the same
         draws (checked by the tests).
+    method
+        ``"auto"`` (the cheaper exact sampler per draw, :func:`pg_methods`; what the
+        Gibbs sampler uses), ``"devroye"`` or ``"saddle"`` (exact for ``h >= 24``;
+        biased for small ``h`` in polyagamma 2.0.2) for every draw.
 
     Returns
     -------
     numpy.ndarray
         The draws; ``E[omega] = h / (2 z) tanh(z / 2)``.
     """
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
     h = np.ascontiguousarray(h, dtype=np.float64)
     z = np.ascontiguousarray(z, dtype=np.float64)
     if out is None:
         out = np.empty(h.shape, dtype=np.float64)
     if not out.size:
         return out
-    methods = pg_methods(h)
+    devroye = h < kern.SADDLE_MIN_H if method == "auto" else method == "devroye"
+    if not np.all(h[devroye] == np.floor(h[devroye])):
+        raise ValueError("Devroye's method needs integer shapes h (h < 24 for method='auto')")
     if native is None:
         native = kern.HAVE_NATIVE_PG
     if native:
         address = np.array([rng.bit_generator.ctypes.bit_generator.value], dtype=np.uint64)
-        kern.polya_gamma_groups(address, np.array([0, h.size], dtype=np.int64), h, z, methods, out)
+        group = np.array([0, h.size], dtype=np.int64)
+        kern.polya_gamma_groups(address, group, h, z, _METHODS[method], out)
         return out
+    methods = pg_methods(h) if method == "auto" else np.full(h.size, _METHODS[method])
+    names = {v: k for k, v in _METHODS.items()}
     # Python API, one call per run of pairs with the same method. polyagamma 2.0.2 fills
     # an array from its last element, so each run is passed reversed to keep the order.
     change = np.flatnonzero(np.diff(methods)) + 1
     for a, b in zip(np.r_[0, change], np.r_[change, h.size], strict=True):
-        name = "devroye" if methods[a] == kern.PG_DEVROYE else "saddle"
         part = np.empty(b - a)
         random_polyagamma(
-            h[a:b][::-1].copy(), z[a:b][::-1].copy(), out=part, method=name,
+            h[a:b][::-1].copy(), z[a:b][::-1].copy(), out=part, method=names[methods[a]],
             random_state=rng, disable_checks=True,
         )  # fmt: skip
         out[a:b] = part[::-1]
@@ -164,8 +187,6 @@ class _Block:
     kappa: NDArray[np.float64]
     #: group ``g`` holds rows ``group_ptr[g]:group_ptr[g + 1]`` (indices into ``rows``)
     group_ptr: NDArray[np.int64]
-    #: polyagamma ``sampler_t`` of each pair (:func:`pg_methods`)
-    pg_method: NDArray[np.int32]
 
     @property
     def group_pair_ptr(self) -> NDArray[np.int64]:
@@ -177,17 +198,29 @@ class _Block:
         return len(self.group_ptr) - 1
 
 
-def _groups(ptr: NDArray[np.int64], target: int) -> NDArray[np.int64]:
-    """Split rows into consecutive groups of about ``target`` pairs (at least one row each)."""
-    bounds = [0]
-    start_pairs = 0
-    for i in range(1, len(ptr)):
-        if ptr[i] - start_pairs >= target:
-            bounds.append(i)
-            start_pairs = ptr[i]
-    if bounds[-1] != len(ptr) - 1:
-        bounds.append(len(ptr) - 1)
-    return np.asarray(bounds, dtype=np.int64)
+def _groups(ptr: NDArray[np.int64], n: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Split rows into consecutive groups of about equal PG cost (at least one row each).
+
+    Row cost: ``sum_u min(n_u, 24)`` over its pairs (what Devroye's method costs; the
+    saddle-point sampler costs about as much as 24 units) plus one for its Gaussian
+    draw. The number of groups is a multiple of :data:`GROUP_MULTIPLE` near
+    ``total / GROUP_COST`` (fewer if there are fewer rows; one below
+    :data:`GROUP_MIN_SPLIT`); boundaries are placed at equal quantiles of the
+    cumulative cost.
+    """
+    rows = len(ptr) - 1
+    if rows == 0:
+        return np.zeros(1, dtype=np.int64)
+    unit = np.minimum(n, kern.SADDLE_MIN_H)
+    cum_pairs = np.concatenate([[0.0], np.cumsum(unit)])
+    cost = np.diff(cum_pairs[ptr]) + 1.0
+    cum = np.cumsum(cost)
+    wanted = GROUP_MULTIPLE * max(1, math.ceil(cum[-1] / (GROUP_MULTIPLE * GROUP_COST)))
+    n_groups = 1 if cum[-1] < GROUP_MIN_SPLIT else min(wanted, rows)
+    # group g ends after the first row whose cumulative cost reaches (g + 1) / n_groups
+    ends = np.searchsorted(cum, cum[-1] * np.arange(1, n_groups) / n_groups) + 1
+    bounds = np.unique(np.concatenate([[0], ends, [rows]]))
+    return bounds.astype(np.int64)
 
 
 def _block(rows, pair_index, counts, other_all, n_all, n_pos_all) -> _Block:
@@ -200,8 +233,7 @@ def _block(rows, pair_index, counts, other_all, n_all, n_pos_all) -> _Block:
         other=np.ascontiguousarray(other_all[pair_index], dtype=np.int32),
         n=n,
         kappa=np.ascontiguousarray(n_pos_all[pair_index], dtype=np.float64) - 0.5 * n,
-        group_ptr=_groups(ptr, GROUP_PAIRS),
-        pg_method=pg_methods(n),
+        group_ptr=_groups(ptr, n),
     )
 
 
@@ -305,7 +337,8 @@ class SGNSGibbsProblem:
             self.fixed_alpha,
         ):
             h.update(np.ascontiguousarray(arr).tobytes())
-        h.update(repr((self.V, self.K, self.prior_sd, GROUP_PAIRS)).encode())
+        groups = (GROUP_COST, GROUP_MULTIPLE, GROUP_MIN_SPLIT)
+        h.update(repr((self.V, self.K, self.prior_sd, groups)).encode())
         return h.hexdigest()
 
     def log_joint(self, rho: NDArray[np.float64], alpha: NDArray[np.float64]) -> float:
@@ -362,8 +395,13 @@ def _stream(seed: int, *key: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
 
 
+#: Seeds the throw-away initial state of restored bit generators (``PCG64()`` without a
+#: seed would read OS entropy, 40 us per group and sweep).
+_PLACEHOLDER_SEED = np.random.SeedSequence(0)
+
+
 def _generator(state: dict[str, Any]) -> np.random.Generator:
-    bg = np.random.PCG64()
+    bg = np.random.PCG64(_PLACEHOLDER_SEED)
     bg.state = state
     return np.random.Generator(bg)
 
@@ -431,7 +469,7 @@ def _update_block(
         eta = kern.block_linear_predictor(beta, covariates, block.rows, block.ptr, block.other)
         # Each group: its pairs' PG draws, then its rows' normals, from its own stream.
         if native:
-            kern.polya_gamma_groups(addresses, gpp, block.n, eta, block.pg_method, omega)
+            kern.polya_gamma_groups(addresses, gpp, block.n, eta, kern.PG_AUTO, omega)
         for g, rng in enumerate(rngs):
             if not native:
                 p0, p1 = gpp[g], gpp[g + 1]
@@ -511,11 +549,11 @@ class PGGibbsArgs:
     inner_steps
         The paper's ``S`` (default 1).
     init
-        ``"prior"`` (default; each chain its own prior draw) or ``"map"`` (every
-        chain starts at the MAP of ``sgns_identified`` found by Stan's L-BFGS), or
-        values as for ``inits``. From the prior, chains can settle in secondary modes
-        of the identified posterior (see ``bayeswe.sgns.fit_sgns``); start at the
-        MAP (``bayeswe.sgns.fit_sgns(..., init="map")`` does) for real use.
+        ``"map"`` (default; every chain starts at the MAP of ``sgns_identified``
+        found by Stan's L-BFGS with the run's seed, as ``bayeswe.sgns.fit_sgns``
+        does), ``"prior"`` (each chain its own prior draw), or values as for
+        ``inits``. From the prior, chains can settle in secondary modes of the
+        identified posterior, far below the main one.
     inits
         Initial values as for Stan (so that ``fit_sgns`` can pass its MAP start): a
         mapping with ``"rho"`` (``V x K``) and ``"alpha"`` (``V x K``) or
@@ -523,7 +561,10 @@ class PGGibbsArgs:
     threads
         Numba threads and PG threads (default: Numba's current setting).
     checkpoint
-        File holding the run's state; if it exists the run resumes from it.
+        File holding the run's state; if it exists the run resumes from it. The kept
+        draws then live in ``<checkpoint>.draws.npy`` beside it, a memory-mapped array
+        filled as the run goes (so they need not fit in memory, and a checkpoint
+        writes only the current state, not every draw again).
     checkpoint_every
         Sweeps between checkpoint writes (default 100; the end is always written).
     callback
@@ -576,7 +617,7 @@ class PGGibbsArgs:
             "iter_sampling": 1000 if self.iter_sampling is None else int(self.iter_sampling),
             "thin": 1 if self.thin is None else int(self.thin),
             "inner_steps": 1 if self.inner_steps is None else int(self.inner_steps),
-            "init": init or "prior",
+            "init": init or "map",
         }
 
 
@@ -610,6 +651,11 @@ def _write_atomic(path: Path, arrays: Mapping[str, NDArray[Any]], meta: Mapping[
         raise
 
 
+def _draws_path(path: Path) -> Path:
+    """The memory-mapped draws of the run checkpointed at ``path``."""
+    return path.with_name(path.name + ".draws.npy")
+
+
 def _read_checkpoint(path: Path) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
     with np.load(path, allow_pickle=False) as f:
         arrays = {k: f[k] for k in f.files if k != "meta"}
@@ -625,9 +671,9 @@ def _read_checkpoint(path: Path) -> tuple[dict[str, NDArray[Any]], dict[str, Any
 def _initial_matrices(
     problem: SGNSGibbsProblem, init: Any, chains: int, seed: int
 ) -> list[tuple[Any, Any]]:
-    if init is None or init == "prior":
+    if init == "prior":
         return [(None, None)] * chains
-    if init == "map":
+    if init is None or init == "map":
         import bayeswe
         from bayeswe.sgns.models import SGNS_IDENTIFIED
 
@@ -729,7 +775,14 @@ def sample_pg_gibbs(
             )
             for c in range(chains)
         ]
-        draws_rho, draws_alpha, lp = arrays["draws_rho"], arrays["draws_alpha"], arrays["lp"]
+        lp = arrays["lp"]
+        try:
+            draws = np.lib.format.open_memmap(_draws_path(path), mode="r+")
+        except FileNotFoundError as err:
+            raise ValueError(f"checkpoint {path} has lost its draws file {err.filename}") from err
+        if draws.shape != (2, chains, n_keep, V, K):
+            raise ValueError(f"draws file of checkpoint {path} has shape {draws.shape}")
+        draws_rho, draws_alpha = draws[0], draws[1]
         wall_before = float(meta["wall_time"])
         failed_before = int(meta.get("failed", 0))
     else:
@@ -739,8 +792,14 @@ def sample_pg_gibbs(
             init_state(problem, seed=int(seed), chain=c, rho=r, alpha=a)
             for c, (r, a) in enumerate(inits)
         ]
-        draws_rho = np.zeros((chains, n_keep, V, K))
-        draws_alpha = np.zeros((chains, n_keep, V, K))
+        if path is None:
+            draws = np.zeros((2, chains, n_keep, V, K))
+        else:  # on disk, filled as the run goes; a checkpoint flushes it before saving
+            path.parent.mkdir(parents=True, exist_ok=True)
+            draws = np.lib.format.open_memmap(
+                _draws_path(path), mode="w+", dtype=np.float64, shape=(2, chains, n_keep, V, K)
+            )
+        draws_rho, draws_alpha = draws[0], draws[1]
         lp = np.zeros((chains, n_keep))
         wall_before = 0.0
         failed_before = 0
@@ -766,10 +825,11 @@ def sample_pg_gibbs(
         arrays = {
             "rho": np.stack([s.rho for s in states]),
             "alpha": np.stack([s.alpha for s in states]),
-            "draws_rho": draws_rho,
-            "draws_alpha": draws_alpha,
             "lp": lp,
         }
+        # Draws up to ``done`` reach the disk before the state that says they are there;
+        # draws written after it are recomputed identically on resume.
+        draws.flush()
         _write_atomic(path, arrays, meta)
 
     try:
@@ -809,13 +869,14 @@ def sample_pg_gibbs(
         "pg_sampler": (
             "polyagamma C sampler from Numba" if kern.HAVE_NATIVE_PG else "polyagamma Python API"
         )
-        + " (exact: Devroye h <= 13, saddle point above); one stream per chain, block, group",
+        + " (exact: Devroye for h < 24, saddle point from h = 24); one stream per chain,"
+        " block, group",
     }
-    draws = {
+    posterior = {
         "rho": draws_rho,
         "alpha": draws_alpha,
         "alpha_free": draws_alpha[:, :, problem.free_index],
     }
     return to_inference_data(
-        SGNS_IDENTIFIED, draws, data=data, sample_stats={"lp": lp}, attrs=attrs, library=None
+        SGNS_IDENTIFIED, posterior, data=data, sample_stats={"lp": lp}, attrs=attrs, library=None
     )

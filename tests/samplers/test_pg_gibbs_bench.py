@@ -1,0 +1,44 @@
+"""``bayeswe bench pg-gibbs --quick``: smoke test of the JSON; the GFLOP/s figure."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from bayeswe.samplers import bench
+
+
+def test_quick_benchmark_prints_one_json_object_with_the_summary_keys() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert bench.main(["--quick", "--json", "--threads", "1"]) == 0
+    result = json.loads(out.getvalue())
+    summary = result["summary"]
+    for key in (
+        "ess_per_s_ratio_vs_nuts",
+        "congress_s_per_sweep",
+        "congress_peak_gb",
+        "gflops_fraction_of_peak",
+    ):
+        assert isinstance(summary[key], float) and summary[key] > 0, key
+    (setting,) = result["settings"]
+    assert (setting["V"], setting["K"], setting["N"], setting["S"]) == (100, 5, 50_000, 1)
+    assert setting["gibbs_t1_threads"] == 1
+    for key in ("gibbs_t1_sweeps_per_s", "gibbs_t1_ess_per_s", "nuts_ess_per_s"):
+        assert setting[key] > 0, key
+    assert summary["ess_per_s_ratio_vs_nuts"] == pytest.approx(
+        setting["gibbs_t1_ess_per_s"] / setting["nuts_ess_per_s"]
+    )
+    assert result["congress"]["P"] == 100_000 and result["congress"]["peak_gb"] < 4
+    assert set(result["congress_by_threads"]) == {"1"}
+    assert len(result["load_average_at_start"]) == 3
+
+
+def test_gflops_measurement_is_a_ratio_of_medians() -> None:
+    g = bench.gflops_measurement(K=20, rows=8, pairs=256, repeats=3)
+    assert g["gflops"] > 0 and g["peak_gflops_blas_same_shape"] > 0
+    assert g["fraction"] == pytest.approx(g["gflops"] / g["peak_gflops_blas_same_shape"])
+    assert g["fraction_min"] <= g["fraction_max"]
