@@ -15,6 +15,7 @@ Methods and the cmdstanpy call behind each:
 ``pathfinder`` ``CmdStanModel.pathfinder``
 ``pg-gibbs``   not Stan: Pólya-Gamma blocked Gibbs (:mod:`bayeswe.samplers.pg_gibbs`),
                for ``sgns_identified`` only
+``cgs``        not Stan: collapsed Gibbs (:mod:`bayeswe.lda.gibbs`), for ``lda`` only
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -332,7 +333,10 @@ _ARGS: dict[str, type[_MethodArgs]] = {
 METHODS: tuple[str, ...] = tuple(_ARGS)
 
 #: Methods run by bayeswe's own samplers, each for the models listed.
-SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {"pg-gibbs": ("sgns_identified",)}
+SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
+    "pg-gibbs": ("sgns_identified",),
+    "cgs": ("lda",),  # collapsed Gibbs, bayeswe.lda.gibbs; takes an LDAData
+}
 
 
 def method_args(method: str, chains: int | None = None, **options: Any) -> _MethodArgs:
@@ -451,6 +455,8 @@ def fit(
     StanRuntimeError
         The model threw during the run.
     """
+    if method == "cgs":
+        return _fit_cgs(model, data, seed=seed, chains=chains, **options)
     spec = get_model(model)
     if method in SAMPLER_METHODS:
         return _fit_sampler(spec, data, method=method, seed=seed, chains=chains, **options)
@@ -511,6 +517,30 @@ def _fit_sampler(
     }
     for target in (idata, idata.posterior, idata.sample_stats):
         target.attrs["options"] = to_json(given)
+        target.attrs["bayeswe_version"] = _bayeswe_version()
+    return idata
+
+
+def _fit_cgs(
+    model: str | StanModelSpec,
+    data: Any,
+    *,
+    seed: int | None,
+    chains: int | None,
+    **options: Any,
+) -> az.InferenceData:
+    """Collapsed Gibbs for LDA; needs no Stan declaration, so it works before "lda" is."""
+    name = model.name if isinstance(model, StanModelSpec) else model
+    if name not in SAMPLER_METHODS["cgs"]:
+        if not isinstance(model, (str, StanModelSpec)):
+            get_model(model)  # TypeError naming the bad argument
+        raise ValueError(f"method 'cgs' is for model(s) lda; got {name!r}")
+    seed = _check_seed(seed)
+    from bayeswe.lda.gibbs import sample_cgs
+
+    idata = sample_cgs(data, seed=seed, chains=chains, **options)
+    for target in (idata, idata.posterior, idata.sample_stats):
+        target.attrs["options"] = to_json({k: v for k, v in options.items() if v is not None})
         target.attrs["bayeswe_version"] = _bayeswe_version()
     return idata
 
