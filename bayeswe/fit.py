@@ -408,7 +408,9 @@ def fit(
         A registered model name or a :class:`~bayeswe.model_spec.StanModelSpec`.
     data
         Values of the model's declared data fields (other keys are allowed and
-        are seen only by the declaration's coords hook).
+        are seen only by the declaration's coords hook). For ``"lda"`` and
+        ``"lda_users_guide"`` an :class:`~bayeswe.lda.LDAData` may be passed
+        instead; it supplies the Stan data and the coords (document ids, vocabulary).
     method
         ``"nuts"``, ``"advi"`` (mean-field), ``"advi-fullrank"``, ``"map"``,
         ``"laplace"`` or ``"pathfinder"``; or ``"pg-gibbs"`` (Pólya-Gamma blocked

@@ -13,6 +13,10 @@ sampler's own work per step is small and the same for both programs, and the
 one CSV row written per iteration is spread over up to ``2**max_treedepth - 1``
 steps).
 
+Because the sampler's own work per step grows with the number of parameters,
+the benchmark also times a program with as many parameters and a trivial
+density (:data:`NULL_PROGRAM`) and reports the speed-up net of it as well.
+
 ``bayeswe bench lda-stan --json`` prints one JSON object whose ``summary`` holds
 ``stan_grad_speedup_vs_users_guide``; :func:`stan_grad_speedup` is also called by
 ``bayeswe bench lda``.
@@ -43,6 +47,7 @@ __all__ = [
     "log_density_gap",
     "main",
     "raw_from_simplex",
+    "real_corpus",
     "run_benchmark",
     "stan_grad_speedup",
 ]
@@ -73,6 +78,21 @@ def log_density_gap(theta: np.ndarray, phi: np.ndarray) -> float:
     ``lda.stan`` never adds: the gap is ``sum(log theta) + sum(log phi)``.
     """
     return float(np.log(theta).sum() + np.log(phi).sum())
+
+
+#: A program with the same number of unconstrained parameters and a trivial density:
+#: its time per leapfrog step is the sampler's own cost per step (momentum and
+#: position updates, U-turn checks, output), which both LDA programs pay too.
+NULL_PROGRAM = """data {
+  int<lower=1> P;  // number of parameters
+}
+parameters {
+  vector[P] x;
+}
+model {
+  x ~ std_normal();
+}
+"""
 
 
 def _start(data: LDAData, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -172,10 +192,13 @@ def stan_grad_speedup(
         ``stan_grad_speedup_vs_users_guide`` (median of the per-repeat ratios of
         the User's Guide time per gradient to ``lda.stan``'s),
         ``grad_speedup_per_repeat``, both median times per gradient in
-        microseconds, ``lp_gap_error`` (the log-density difference at the start
-        minus :func:`log_density_gap`: zero up to rounding when the programs
-        agree), sizes (documents, words, topics, tokens, distinct pairs), the
-        settings and the per-repeat ``runs``.
+        microseconds, ``sampler_step_us`` (time per leapfrog step of a program
+        with as many parameters and a trivial density: the sampler's own cost,
+        included in both times) and ``stan_grad_speedup_net_of_sampler`` (the
+        paired ratio after subtracting it), ``lp_gap_error`` (the log-density
+        difference at the start minus :func:`log_density_gap`: zero up to
+        rounding when the programs agree), sizes (documents, words, topics,
+        tokens, distinct pairs), the settings and the per-repeat ``runs``.
     """
     from bayeswe.stan.toolchain import compile_model
 
@@ -187,12 +210,24 @@ def stan_grad_speedup(
     ug_init = {"theta": theta, "phi": phi}
     ours = compile_model(LDA.stan_file)
     ug = compile_model(LDA_USERS_GUIDE.stan_file)
+    with tempfile.TemporaryDirectory(prefix="bayeswe-lda-null-") as tmp:
+        null_file = os.path.join(tmp, "lda_bench_null.stan")
+        with open(null_file, "w") as f:
+            f.write(NULL_PROGRAM)
+        null = compile_model(null_file)
+    n_params = data.n_docs * n_topics + n_topics * data.n_words
+    null_data = {"P": n_params}
+    null_init = {"x": np.zeros(n_params)}
 
     lp_ours = _log_prob(ours, _json_ready(ours_init), agg)
     lp_ug = _log_prob(ug, _json_ready(ug_init), tok)
     gap_error = (lp_ours - lp_ug) - log_density_gap(theta, phi)
 
-    programs = (("lda", ours, agg, ours_init), ("users_guide", ug, tok, ug_init))
+    programs = (
+        ("lda", ours, agg, ours_init),
+        ("users_guide", ug, tok, ug_init),
+        ("null", null, null_data, null_init),
+    )
     runs = []
     for r in range(repeats):
         entry: dict[str, Any] = {}
@@ -204,12 +239,20 @@ def stan_grad_speedup(
             entry[f"{name}_grad_us"] = t * 1e6
             entry[f"{name}_leapfrog_steps"] = steps
         entry["ratio"] = entry["users_guide_grad_us"] / entry["lda_grad_us"]
+        overhead = entry["null_grad_us"]
+        entry["ratio_net_of_sampler"] = (entry["users_guide_grad_us"] - overhead) / max(
+            entry["lda_grad_us"] - overhead, 1e-9
+        )
         runs.append(entry)
     return {
         "stan_grad_speedup_vs_users_guide": statistics.median(e["ratio"] for e in runs),
         "grad_speedup_per_repeat": [e["ratio"] for e in runs],
         "grad_time_us_lda": statistics.median(e["lda_grad_us"] for e in runs),
         "grad_time_us_users_guide": statistics.median(e["users_guide_grad_us"] for e in runs),
+        "sampler_step_us": statistics.median(e["null_grad_us"] for e in runs),
+        "stan_grad_speedup_net_of_sampler": statistics.median(
+            e["ratio_net_of_sampler"] for e in runs
+        ),
         "lp_gap_error": gap_error,
         "sizes": {
             "n_docs": data.n_docs,
@@ -236,8 +279,33 @@ def stan_grad_speedup(
     }
 
 
+def real_corpus(name: str, n_docs: int) -> BagOfWords:
+    """The first ``n_docs`` documents of a real corpus, vocabulary cut to the words they use.
+
+    ``name`` is ``"nyt"`` or ``"reuters"`` (:mod:`bayeswe.datasets`; fetch them
+    first with ``bayeswe data fetch``).
+    """
+    from bayeswe.corpus import Vocabulary
+    from bayeswe.datasets.loaders import load_nyt, load_reuters
+
+    loaders = {"nyt": load_nyt, "reuters": load_reuters}
+    if name not in loaders:
+        raise ValueError(f"corpus must be one of simulated, {', '.join(loaders)}; got {name!r}")
+    full = loaders[name]()
+    if not 1 <= n_docs <= full.n_docs:
+        raise ValueError(f"{name} has {full.n_docs} documents; n_docs={n_docs} is out of range")
+    bow = full.subset(np.arange(n_docs))
+    used = np.unique(bow.word_ids)
+    remap = np.full(bow.n_words, -1, dtype=np.int64)
+    remap[used] = np.arange(used.size)
+    vocab = Vocabulary(tuple(bow.vocabulary.words[i] for i in used))
+    # remapping keeps word ids increasing within each document (used is sorted)
+    return BagOfWords(vocab, bow.doc_ptr, remap[bow.word_ids], bow.counts, doc_ids=bow.doc_ids)
+
+
 def run_benchmark(
     *,
+    corpus: str = "simulated",
     n_docs: int = DEFAULT_SIZE["n_docs"],
     doc_length: int = DEFAULT_SIZE["doc_length"],
     n_words: int = DEFAULT_SIZE["n_words"],
@@ -246,32 +314,48 @@ def run_benchmark(
     repeats: int = 3,
     iters: int = 4,
 ) -> dict[str, Any]:
-    """Simulate an LDA corpus and run :func:`stan_grad_speedup`; return a JSON-ready dict."""
-    from bayeswe.lda.simulate import simulate_lda
+    """Run :func:`stan_grad_speedup` on a corpus; return a JSON-ready dict.
 
-    sim = simulate_lda(
-        n_docs=n_docs,
-        doc_length=doc_length,
-        n_words=n_words,
-        n_topics=n_topics,
-        alpha=0.1,
-        beta=0.01,
-        seed=seed,
-    )
+    ``corpus="simulated"`` draws ``n_docs`` documents of ``doc_length`` tokens over
+    ``n_words`` words from LDA with alpha = 0.1, beta = 0.01
+    (:func:`bayeswe.lda.simulate.simulate_lda`); ``"nyt"``/``"reuters"`` take the
+    first ``n_docs`` documents of that corpus (:func:`real_corpus`; ``doc_length``
+    and ``n_words`` are then ignored).
+    """
+    if corpus == "simulated":
+        from bayeswe.lda.simulate import simulate_lda
+
+        bow = simulate_lda(
+            n_docs=n_docs,
+            doc_length=doc_length,
+            n_words=n_words,
+            n_topics=n_topics,
+            alpha=0.1,
+            beta=0.01,
+            seed=seed,
+        ).data.corpus
+    else:
+        bow = real_corpus(corpus, n_docs)
     result = stan_grad_speedup(
-        sim.data.corpus, n_topics, seed=seed, repeats=repeats, alpha=0.1, beta=0.01, iters=iters
+        bow, n_topics, seed=seed, repeats=repeats, alpha=0.1, beta=0.01, iters=iters
     )
     summary_keys = (
         "stan_grad_speedup_vs_users_guide",
         "grad_speedup_per_repeat",
         "grad_time_us_lda",
         "grad_time_us_users_guide",
+        "sampler_step_us",
+        "stan_grad_speedup_net_of_sampler",
         "lp_gap_error",
     )
     return {
         "benchmark": "lda-stan",
         "summary": {k: result[k] for k in summary_keys},
-        "sizes": {**result["sizes"], "doc_length": doc_length},
+        "sizes": {
+            **result["sizes"],
+            "corpus": corpus,
+            "doc_length": doc_length if corpus == "simulated" else None,
+        },
         "settings": result["settings"],
         "runs": result["runs"],
         "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
@@ -282,6 +366,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     """Command-line options of ``bayeswe bench lda-stan``."""
     p = parser or argparse.ArgumentParser(prog="lda_stan", description=__doc__)
     d = DEFAULT_SIZE
+    p.add_argument(
+        "--corpus",
+        choices=("simulated", "nyt", "reuters"),
+        default="simulated",
+        help="simulated LDA corpus (default) or the first --docs documents of a real one",
+    )
     p.add_argument("--docs", type=int, default=d["n_docs"], help=f"documents ({d['n_docs']})")
     p.add_argument("--doc-length", type=int, default=d["doc_length"], help="tokens per document")
     p.add_argument("--V", type=int, default=d["n_words"], help=f"vocabulary ({d['n_words']})")
@@ -304,6 +394,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         result = run_benchmark(**size, n_topics=q["n_topics"], seed=args.seed, repeats=1, iters=1)
     else:
         result = run_benchmark(
+            corpus=args.corpus,
             n_docs=args.docs,
             doc_length=args.doc_length,
             n_words=args.V,
