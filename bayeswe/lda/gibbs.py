@@ -41,6 +41,10 @@ __all__ = ["ALGORITHMS", "CGSArgs", "CGSProblem", "CGSState", "init_state", "sam
 #: Samplers of the full conditional: SparseLDA buckets (default) or all K terms.
 ALGORITHMS: tuple[str, ...] = ("sparse", "dense")
 
+#: Initial assignments: drawn one token at a time from the collapsed conditional
+#: given the tokens before (default), or uniformly at random.
+INITS: tuple[str, ...] = ("sequential", "uniform")
+
 
 @dataclass(frozen=True, kw_only=True)
 class CGSArgs:
@@ -60,6 +64,9 @@ class CGSArgs:
         ``"dense"`` (all K terms per token). Same target, different speed.
     keep_assignments
         Also return the final topic of every token (``constant_data.z``).
+    init
+        ``"sequential"`` (default: each token drawn from the collapsed conditional
+        given the tokens before it, a sparse start) or ``"uniform"``.
     threads
         Chains run at the same time (default: ``min(chains, os.cpu_count())``).
     """
@@ -69,6 +76,7 @@ class CGSArgs:
     thin: int | None = None
     algorithm: str | None = None
     keep_assignments: bool | None = None
+    init: str | None = None
     threads: int | None = None
 
     @classmethod
@@ -83,6 +91,7 @@ class CGSArgs:
         check_int("threads", self.threads, minimum=1)
         check_choice("algorithm", self.algorithm, ALGORITHMS)
         check_bool("keep_assignments", self.keep_assignments)
+        check_choice("init", self.init, INITS)
         if self.thin is not None and self.thin > self.n_sweeps:
             raise ValueError(f"thin={self.thin} is larger than sweeps={self.n_sweeps}: no draw")
 
@@ -170,16 +179,22 @@ def chain_stream(seed: int, chain: int) -> np.ndarray:
     return state
 
 
-def init_state(problem: CGSProblem, seed: int, chain: int, algorithm: str) -> CGSState:
-    """Uniformly random assignments drawn from the chain's stream, and their counts."""
+def init_state(
+    problem: CGSProblem, seed: int, chain: int, algorithm: str, init: str = "sequential"
+) -> CGSState:
+    """Initial assignments drawn from the chain's stream (see :data:`INITS`), and their counts."""
     K = problem.n_topics
     state = chain_stream(seed, chain)
     z = np.empty(problem.n_tokens, dtype=np.int32)
-    kern.init_assignments(z, K, state)
     n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
     n_wk = np.zeros((problem.n_words, K), dtype=np.int32)
     n_k = np.zeros(K, dtype=np.int64)
-    kern.counts_from_assignments(problem.tok_ptr, problem.word, z, n_dk, n_wk, n_k)
+    if init == "sequential":
+        p = problem
+        kern.init_sequential(p.tok_ptr, p.word, z, n_dk, n_wk, n_k, p.alpha, p.beta, state)
+    else:
+        kern.init_assignments(z, K, state)
+        kern.counts_from_assignments(problem.tok_ptr, problem.word, z, n_dk, n_wk, n_k)
     out = CGSState(z=z, n_dk=n_dk, n_wk=n_wk, n_k=n_k, rng_state=state)
     if algorithm == "sparse":
         out.wl_topic = np.empty((problem.n_words, K), dtype=np.int32)
@@ -249,7 +264,7 @@ def _run_chain(problem: CGSProblem, args: CGSArgs, seed: int, chain: int) -> dic
     lp = np.empty(n_draws)
     lp_burn = np.empty(args.n_burn_in)
     start = time.perf_counter()
-    state = init_state(problem, seed, chain, algorithm)
+    state = init_state(problem, seed, chain, algorithm, args.init or "sequential")
     sweep_time = 0.0
     for b in range(args.n_burn_in):
         t0 = time.perf_counter()
@@ -307,7 +322,7 @@ def sample_cgs(
         Number of chains (default 4), each from its own random start.
     **options
         See :class:`CGSArgs`: ``sweeps``, ``burn_in``, ``thin``, ``algorithm``,
-        ``keep_assignments``, ``threads``.
+        ``keep_assignments``, ``init``, ``threads``.
 
     Returns
     -------
@@ -357,6 +372,7 @@ def sample_cgs(
         "model": "lda",
         "method": "cgs",
         "algorithm": args.algorithm_name,
+        "init": args.init or "sequential",
         "seed": int(seed),
         "chains": int(chains),
         "sweeps": int(args.n_sweeps),
