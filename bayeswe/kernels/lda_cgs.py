@@ -26,8 +26,9 @@ Layout (all C-contiguous): tokens sorted by document, ``tok_ptr`` (int64,
 ``n_dk`` int32 ``(D, K)``; ``n_wk`` int32 ``(V, K)`` (a word's topic counts are one
 row: the token loop reads them together); ``n_k`` int64 ``(K,)``; ``alpha``
 float64 ``(K,)``. The sparse sampler also keeps, per word, the list of its topics
-with a non-zero count: ``wl_topic[w, :wl_len[w]]`` (int32 ``(V, K)``, unordered)
-and ``wl_pos[w, k]`` the position of topic ``k`` in it or -1 (int32 ``(V, K)``).
+with a non-zero count: ``wl_topic[w, :wl_len[w]]`` (``(V, K)``, unordered) and
+``wl_pos[w, k]`` the position of topic ``k`` in it or -1 (``(V, K)``); both int16
+when ``K < 2**15`` (less memory traffic), else int32.
 
 Random numbers come from a xoshiro256+ generator whose 4-word state (uint64) is an
 argument, one per chain (Blackman and Vigna, 2018); tokens are visited in a fixed
