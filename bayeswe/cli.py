@@ -172,6 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pg_bench.build_parser(pg_gibbs)
     pg_gibbs.set_defaults(func=lambda args: pg_bench.main(args=args))
+
+    from bayeswe.lda import stan_bench as lda_stan_bench
+
+    lda_stan = bench_sub.add_parser(
+        "lda-stan", help="gradient time of lda.stan vs the Stan User's Guide LDA"
+    )
+    lda_stan_bench.build_parser(lda_stan)
+    lda_stan.set_defaults(func=lambda args: lda_stan_bench.main(args=args))
     return parser
 
 

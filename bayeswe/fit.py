@@ -462,6 +462,12 @@ def fit(
         return _fit_sampler(spec, data, method=method, seed=seed, chains=chains, **options)
     args = method_args(method, chains, **options)
     seed = _check_seed(seed)
+    from bayeswe.lda.data import LDAData
+
+    if isinstance(data, LDAData):  # an LDAData gives its own Stan data and coords
+        from bayeswe.lda.models import fit_data
+
+        data = fit_data(spec, data)
     stan_data = spec.validate(data)
 
     from bayeswe.stan.toolchain import compile_model
