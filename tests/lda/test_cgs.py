@@ -191,7 +191,7 @@ def test_fit_returns_named_dims_stats_and_attrs(simulated):
 
 
 def test_same_seed_same_draws_whatever_the_threads(simulated):
-    kwargs = dict(method="cgs", seed=42, chains=3, sweeps=8, burn_in=2, thin=2)
+    kwargs = dict(method="cgs", seed=42, chains=3, sweeps=8, burn_in=4, thin=2)
     a = bayeswe.fit("lda", simulated.data, threads=1, **kwargs)
     b = bayeswe.fit("lda", simulated.data, threads=3, **kwargs)
     np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
