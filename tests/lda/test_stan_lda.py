@@ -116,6 +116,16 @@ def test_fit_returns_theta_and_phi_with_dims_and_coords(method, options):
     assert int(idata.observed_data["count"].sum()) == data.corpus.n_tokens
 
 
+def test_same_seed_same_nuts_draws():
+    data = _small_data()
+    opts = {"chains": 2, "iter_warmup": 50, "iter_sampling": 20}
+    a = bayeswe.fit("lda", data, method="nuts", seed=9, **opts).posterior["phi"].values
+    b = bayeswe.fit("lda", data, method="nuts", seed=9, **opts).posterior["phi"].values
+    c = bayeswe.fit("lda", data, method="nuts", seed=10, **opts).posterior["phi"].values
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
 def test_users_guide_model_fits_from_ldadata():
     data = _small_data()
     # alpha < 1: the mode of the simplex density is on the boundary; jacobian=True
