@@ -17,8 +17,8 @@ NYT bag of words (:func:`bayeswe.datasets.load_nyt`, K = 50 and 200). 10 % of th
 documents are held out.
 
 Every tool trains until a common wall-time budget is spent. For the Gibbs
-samplers the budget includes the initialization (bayeswe's default start is a
-sequential O(K) pass; tomotopy's is ``add_doc`` + ``train(0)``), reported as
+samplers the budget includes the initialization (bayeswe's: token arrays,
+uniform topics and counts; tomotopy's: ``add_doc`` + ``train(0)``), reported as
 ``init_seconds``, while the speed is tokens x sweeps / sweep time (``train_seconds``);
 for the others ``train_seconds`` is everything. The three Gibbs samplers take turns, one
 sweep each, so that they share the machine's load (paired timing on a busy

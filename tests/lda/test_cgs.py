@@ -244,3 +244,17 @@ def test_bad_options_raise_before_running(simulated, options, message):
 def test_cgs_is_only_for_lda(simulated):
     with pytest.raises(ValueError, match="for model"):
         bayeswe.fit("sgns", simulated.data, method="cgs", seed=1)
+
+
+def test_sequential_init_and_dense_algorithm_through_fit(simulated):
+    kwargs = dict(method="cgs", seed=3, chains=1, sweeps=4, burn_in=2, thin=2)
+    a = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)  # uniform start
+    b = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)
+    c = bayeswe.fit("lda", simulated.data, init="sequential", **kwargs)
+    np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
+    assert a.attrs["init"] == "uniform" and c.attrs["init"] == "sequential"
+    assert a.attrs["algorithm"] == "dense"
+    # uniform assignments start far from a mode: the first burn-in lp is much lower
+    assert a.warmup_sample_stats.lp.values[0, 0] < c.warmup_sample_stats.lp.values[0, 0]
+    with pytest.raises(ValueError, match="init must be one of"):
+        bayeswe.fit("lda", simulated.data, init="random", **kwargs)
