@@ -45,6 +45,7 @@ from bayeswe.options import build_options, check_bool, check_choice, check_int
 
 __all__ = [
     "ALGORITHMS",
+    "DENSE_FALLBACK",
     "INITS",
     "CGSArgs",
     "CGSProblem",
@@ -59,6 +60,14 @@ __all__ = [
 
 #: Samplers of the full conditional: SparseLDA buckets (default) or all K terms.
 ALGORITHMS: tuple[str, ...] = ("sparse", "dense")
+
+#: The sparse algorithm runs a dense sweep instead while the average number of
+#: topics of a token's word exceeds this fraction of K (early sweeps from a uniform
+#: start, where the word bucket costs more than all K terms). Both sweeps are the
+#: same Markov kernel, so the choice does not change the target. Crossover
+#: measured on NYT with K=200: sparse sweeps cost about 0.16 + 0.007 K_w µs per
+#: token against 0.77 µs dense, equal at K_w ≈ 0.44 K.
+DENSE_FALLBACK: float = 0.4
 
 #: Initial assignments: uniformly at random (default), or drawn one token at a
 #: time from the collapsed conditional given the tokens before.
@@ -147,6 +156,8 @@ class CGSProblem:
     n_docs: int
     n_words: int
     n_topics: int
+    #: Tokens of each word, int64 ``(V,)``.
+    word_freq: np.ndarray
 
     @classmethod
     def from_data(cls, data: LDAData) -> CGSProblem:
@@ -163,6 +174,7 @@ class CGSProblem:
             n_docs=bow.n_docs,
             n_words=bow.n_words,
             n_topics=data.n_topics,
+            word_freq=np.bincount(word, minlength=bow.n_words).astype(np.int64),
         )
 
     @property
@@ -230,12 +242,26 @@ def _word_lists(state: CGSState, problem: CGSProblem) -> None:
     state.wl_len = kern.build_word_lists(state.n_wk, state.wl_topic, state.wl_pos)
 
 
-def step(problem: CGSProblem, state: CGSState, algorithm: str) -> CGSState:
-    """One sweep over all tokens (in place); returns ``state``."""
+def step(
+    problem: CGSProblem,
+    state: CGSState,
+    algorithm: str,
+    dense_fallback: float | None = DENSE_FALLBACK,
+) -> CGSState:
+    """One sweep over all tokens (in place); returns ``state``.
+
+    With ``algorithm="sparse"``, a dense sweep is run instead while the word-topic
+    lists are dense (see :data:`DENSE_FALLBACK`; ``None`` never falls back).
+    """
     p = problem
     if algorithm == "sparse":
         if state.wl_topic is None:
             _word_lists(state, p)
+        topics_per_token = float(p.word_freq @ state.wl_len) / max(p.n_tokens, 1)
+        if dense_fallback is not None and topics_per_token > dense_fallback * p.n_topics:
+            step(p, state, "dense")
+            state.wl_len = kern.build_word_lists(state.n_wk, state.wl_topic, state.wl_pos)
+            return state
         kern.sweep_sparse(
             p.tok_ptr,
             p.word,
