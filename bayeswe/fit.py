@@ -416,6 +416,9 @@ def fit(
         ``"laplace"`` or ``"pathfinder"``; or ``"pg-gibbs"`` (Pólya-Gamma blocked
         Gibbs, :func:`bayeswe.samplers.pg_gibbs.sample_pg_gibbs`) for ``sgns_identified``,
         which returns the same names, dims and coords as NUTS.
+        ``"cgs"``: collapsed Gibbs for ``lda`` with an :class:`~bayeswe.lda.LDAData`
+        (:func:`bayeswe.lda.gibbs.sample_cgs`; options ``sweeps``, ``burn_in``, ``thin``,
+        ``algorithm``, ``init``, ``keep_assignments``, ``threads``).
     seed
         Seed of Stan's random number generator, in ``[0, 2**32 - 1]``. ``None``
         draws one at random; the seed used is recorded in ``attrs["seed"]``.

@@ -173,9 +173,10 @@ def heldout_log_predictive(
     S, K, V = draws.shape
     if test.n_words != V:
         raise EvaluationError(f"test corpus has V={test.n_words} words, phi has {V}")
-    alpha_vec = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (K,)).copy()
-    if alpha_vec.shape != (K,) or not (alpha_vec > 0).all():
+    alpha_arr = np.asarray(alpha, dtype=np.float64)
+    if alpha_arr.shape not in ((), (K,)) or not (alpha_arr > 0).all():
         raise EvaluationError(f"alpha must be positive, scalar or of shape ({K},)")
+    alpha_vec = np.broadcast_to(alpha_arr, (K,)).copy()
     check_int("sweeps", sweeps, minimum=1)
     check_int("burn_in", burn_in, minimum=0)
     if burn_in >= sweeps:

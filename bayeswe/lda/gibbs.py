@@ -18,6 +18,13 @@ Random streams: chain ``c`` owns a xoshiro256+ generator seeded from
 ``numpy.random.SeedSequence(seed, spawn_key=(c,))``; it draws the initial
 assignments and every sweep of that chain, tokens in a fixed order. Chains share
 nothing, so the draws do not depend on how many threads run them.
+
+Initial state: uniformly random topics by default. ``init="sequential"`` draws
+each token in turn from the collapsed conditional given the tokens already
+assigned (one O(K) pass): a sparser start with a higher log joint early on (3 %
+higher after 20 sweeps on NYT, K=200), but on NYT (K=50) its topics predicted
+held-out tokens worse after 10, 30 and 60 sweeps (-7.39 against -7.30 nats per
+token at 30 sweeps), so it is not the default.
 """
 
 from __future__ import annotations
@@ -36,14 +43,35 @@ from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_int
 
-__all__ = ["ALGORITHMS", "CGSArgs", "CGSProblem", "CGSState", "init_state", "sample_cgs", "step"]
+__all__ = [
+    "ALGORITHMS",
+    "DENSE_FALLBACK",
+    "INITS",
+    "CGSArgs",
+    "CGSProblem",
+    "CGSState",
+    "chain_stream",
+    "init_state",
+    "log_joint",
+    "point_estimates",
+    "sample_cgs",
+    "step",
+]
 
 #: Samplers of the full conditional: SparseLDA buckets (default) or all K terms.
 ALGORITHMS: tuple[str, ...] = ("sparse", "dense")
 
-#: Initial assignments: drawn one token at a time from the collapsed conditional
-#: given the tokens before (default), or uniformly at random.
-INITS: tuple[str, ...] = ("sequential", "uniform")
+#: The sparse algorithm runs a dense sweep instead while the average number of
+#: topics of a token's word exceeds this fraction of K (early sweeps from a uniform
+#: start, where the word bucket costs more than all K terms). Both sweeps are the
+#: same Markov kernel, so the choice does not change the target. Crossover
+#: measured on NYT with K=200: sparse sweeps cost about 0.16 + 0.007 K_w µs per
+#: token against 0.77 µs dense, equal at K_w ≈ 0.44 K.
+DENSE_FALLBACK: float = 0.4
+
+#: Initial assignments: uniformly at random (default), or drawn one token at a
+#: time from the collapsed conditional given the tokens before.
+INITS: tuple[str, ...] = ("uniform", "sequential")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,8 +93,8 @@ class CGSArgs:
     keep_assignments
         Also return the final topic of every token (``constant_data.z``).
     init
-        ``"sequential"`` (default: each token drawn from the collapsed conditional
-        given the tokens before it, a sparse start) or ``"uniform"``.
+        ``"uniform"`` (default) or ``"sequential"`` (each token drawn from the
+        collapsed conditional given the tokens before it; see the module docstring).
     threads
         Chains run at the same time (default: ``min(chains, os.cpu_count())``).
     """
@@ -128,6 +156,8 @@ class CGSProblem:
     n_docs: int
     n_words: int
     n_topics: int
+    #: Tokens of each word, int64 ``(V,)``.
+    word_freq: np.ndarray
 
     @classmethod
     def from_data(cls, data: LDAData) -> CGSProblem:
@@ -144,6 +174,7 @@ class CGSProblem:
             n_docs=bow.n_docs,
             n_words=bow.n_words,
             n_topics=data.n_topics,
+            word_freq=np.bincount(word, minlength=bow.n_words).astype(np.int64),
         )
 
     @property
@@ -180,7 +211,7 @@ def chain_stream(seed: int, chain: int) -> np.ndarray:
 
 
 def init_state(
-    problem: CGSProblem, seed: int, chain: int, algorithm: str, init: str = "sequential"
+    problem: CGSProblem, seed: int, chain: int, algorithm: str, init: str = "uniform"
 ) -> CGSState:
     """Initial assignments drawn from the chain's stream (see :data:`INITS`), and their counts."""
     K = problem.n_topics
@@ -211,12 +242,26 @@ def _word_lists(state: CGSState, problem: CGSProblem) -> None:
     state.wl_len = kern.build_word_lists(state.n_wk, state.wl_topic, state.wl_pos)
 
 
-def step(problem: CGSProblem, state: CGSState, algorithm: str) -> CGSState:
-    """One sweep over all tokens (in place); returns ``state``."""
+def step(
+    problem: CGSProblem,
+    state: CGSState,
+    algorithm: str,
+    dense_fallback: float | None = DENSE_FALLBACK,
+) -> CGSState:
+    """One sweep over all tokens (in place); returns ``state``.
+
+    With ``algorithm="sparse"``, a dense sweep is run instead while the word-topic
+    lists are dense (see :data:`DENSE_FALLBACK`; ``None`` never falls back).
+    """
     p = problem
     if algorithm == "sparse":
         if state.wl_topic is None:
             _word_lists(state, p)
+        topics_per_token = float(p.word_freq @ state.wl_len) / max(p.n_tokens, 1)
+        if dense_fallback is not None and topics_per_token > dense_fallback * p.n_topics:
+            step(p, state, "dense")
+            state.wl_len = kern.build_word_lists(state.n_wk, state.wl_topic, state.wl_pos)
+            return state
         kern.sweep_sparse(
             p.tok_ptr,
             p.word,
@@ -270,7 +315,7 @@ def _run_chain(problem: CGSProblem, args: CGSArgs, seed: int, chain: int) -> dic
     lp = np.empty(n_draws)
     lp_burn = np.empty(args.n_burn_in)
     start = time.perf_counter()
-    state = init_state(problem, seed, chain, algorithm, args.init or "sequential")
+    state = init_state(problem, seed, chain, algorithm, args.init or "uniform")
     sweep_time = 0.0
     for b in range(args.n_burn_in):
         t0 = time.perf_counter()
@@ -378,7 +423,7 @@ def sample_cgs(
         "model": "lda",
         "method": "cgs",
         "algorithm": args.algorithm_name,
-        "init": args.init or "sequential",
+        "init": args.init or "uniform",
         "seed": int(seed),
         "chains": int(chains),
         "sweeps": int(args.n_sweeps),

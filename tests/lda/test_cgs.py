@@ -65,10 +65,12 @@ def _run_kernel_chains(algorithm, seed, chains=4, sweeps=15000):
     jj = np.array([p[1] for p in pairs])
     for c in range(chains):
         state = init_state(problem, seed, c, algorithm)
+        # dense_fallback=None: the sparse kernel itself on every sweep (K = 3 would
+        # otherwise fall back to dense sweeps)
         for _ in range(50):
-            step(problem, state, algorithm)
+            step(problem, state, algorithm, dense_fallback=None)
         for s in range(sweeps):
-            step(problem, state, algorithm)
+            step(problem, state, algorithm, dense_fallback=None)
             lp[c, s] = log_joint(problem, state)
             same[c, s] = state.z[ii] == state.z[jj]
     return lp, same
@@ -244,3 +246,31 @@ def test_bad_options_raise_before_running(simulated, options, message):
 def test_cgs_is_only_for_lda(simulated):
     with pytest.raises(ValueError, match="for model"):
         bayeswe.fit("sgns", simulated.data, method="cgs", seed=1)
+
+
+def test_sequential_init_and_dense_algorithm_through_fit(simulated):
+    kwargs = dict(method="cgs", seed=3, chains=1, sweeps=4, burn_in=2, thin=2)
+    a = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)  # uniform start
+    b = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)
+    c = bayeswe.fit("lda", simulated.data, init="sequential", **kwargs)
+    np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
+    assert a.attrs["init"] == "uniform" and c.attrs["init"] == "sequential"
+    assert a.attrs["algorithm"] == "dense"
+    # uniform assignments start far from a mode: the first burn-in lp is much lower
+    assert a.warmup_sample_stats.lp.values[0, 0] < c.warmup_sample_stats.lp.values[0, 0]
+    with pytest.raises(ValueError, match="init must be one of"):
+        bayeswe.fit("lda", simulated.data, init="random", **kwargs)
+
+
+def test_dense_fallback_keeps_word_lists_consistent(simulated):
+    problem = CGSProblem.from_data(simulated.data)
+    state = init_state(problem, 1, 0, "sparse")  # uniform start: every word in ~all topics
+    ratio = float(problem.word_freq @ state.wl_len) / problem.n_tokens / problem.n_topics
+    assert ratio > 0.4  # so the next sweep is a dense one
+    for _ in range(3):
+        step(problem, state, "sparse")
+        np.testing.assert_array_equal(state.wl_len, (state.n_wk > 0).sum(axis=1))
+        for w in range(problem.n_words):
+            listed = np.sort(state.wl_topic[w, : state.wl_len[w]])
+            np.testing.assert_array_equal(listed, np.flatnonzero(state.n_wk[w]))
+            assert (state.wl_pos[w, listed] >= 0).all()

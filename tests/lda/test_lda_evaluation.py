@@ -128,6 +128,8 @@ def test_heldout_accepts_a_fit_and_is_reproducible(sim_test):
     assert a.per_token > uniform + 0.3
     with pytest.raises(EvaluationError, match="V=50"):
         heldout_log_predictive(np.full((4, 7), 1 / 7), test.data.corpus, 0.2, seed=1)
+    with pytest.raises(EvaluationError, match="alpha"):
+        heldout_log_predictive(train.phi, test.data.corpus, np.ones(3), seed=1)
     with pytest.raises(EvaluationError, match="burn_in"):
         heldout_log_predictive(train.phi, test.data.corpus, 0.2, seed=1, sweeps=5, burn_in=5)
 
