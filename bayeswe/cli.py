@@ -163,6 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     build_bench_parser(sgns_stan)
     sgns_stan.set_defaults(func=_cmd_bench)
 
+    from bayeswe.lda import bench as lda_bench
+
+    lda_parser = bench_sub.add_parser(
+        "lda", help="LDA collapsed Gibbs vs tomotopy, lda, gensim, scikit-learn (tokens/s)"
+    )
+    lda_bench.build_parser(lda_parser)
+    lda_parser.set_defaults(func=lambda args: lda_bench.main(args=args))
+
     from bayeswe.samplers import bench as pg_bench
 
     pg_gibbs = bench_sub.add_parser(
@@ -186,6 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     eval_bench.build_parser(evaluation)
     evaluation.set_defaults(func=lambda args: eval_bench.main(args=args))
+    from bayeswe.lda import stan_bench as lda_stan_bench
+
+    lda_stan = bench_sub.add_parser(
+        "lda-stan", help="gradient time of lda.stan vs the Stan User's Guide LDA"
+    )
+    lda_stan_bench.build_parser(lda_stan)
+    lda_stan.set_defaults(func=lambda args: lda_stan_bench.main(args=args))
     return parser
 
 

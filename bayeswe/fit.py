@@ -15,6 +15,7 @@ Methods and the cmdstanpy call behind each:
 ``pathfinder`` ``CmdStanModel.pathfinder``
 ``pg-gibbs``   not Stan: Pólya-Gamma blocked Gibbs (:mod:`bayeswe.samplers.pg_gibbs`),
                for ``sgns_identified`` only
+``cgs``        not Stan: collapsed Gibbs (:mod:`bayeswe.lda.gibbs`), for ``lda`` only
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -332,7 +333,10 @@ _ARGS: dict[str, type[_MethodArgs]] = {
 METHODS: tuple[str, ...] = tuple(_ARGS)
 
 #: Methods run by bayeswe's own samplers, each for the models listed.
-SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {"pg-gibbs": ("sgns_identified",)}
+SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
+    "pg-gibbs": ("sgns_identified",),
+    "cgs": ("lda",),  # collapsed Gibbs, bayeswe.lda.gibbs; takes an LDAData
+}
 
 
 def method_args(method: str, chains: int | None = None, **options: Any) -> _MethodArgs:
@@ -404,12 +408,17 @@ def fit(
         A registered model name or a :class:`~bayeswe.model_spec.StanModelSpec`.
     data
         Values of the model's declared data fields (other keys are allowed and
-        are seen only by the declaration's coords hook).
+        are seen only by the declaration's coords hook). For ``"lda"`` and
+        ``"lda_users_guide"`` an :class:`~bayeswe.lda.LDAData` may be passed
+        instead; it supplies the Stan data and the coords (document ids, vocabulary).
     method
         ``"nuts"``, ``"advi"`` (mean-field), ``"advi-fullrank"``, ``"map"``,
         ``"laplace"`` or ``"pathfinder"``; or ``"pg-gibbs"`` (Pólya-Gamma blocked
         Gibbs, :func:`bayeswe.samplers.pg_gibbs.sample_pg_gibbs`) for ``sgns_identified``,
         which returns the same names, dims and coords as NUTS.
+        ``"cgs"``: collapsed Gibbs for ``lda`` with an :class:`~bayeswe.lda.LDAData`
+        (:func:`bayeswe.lda.gibbs.sample_cgs`; options ``sweeps``, ``burn_in``, ``thin``,
+        ``algorithm``, ``init``, ``keep_assignments``, ``threads``).
     seed
         Seed of Stan's random number generator, in ``[0, 2**32 - 1]``. ``None``
         draws one at random; the seed used is recorded in ``attrs["seed"]``.
@@ -451,11 +460,19 @@ def fit(
     StanRuntimeError
         The model threw during the run.
     """
+    if method == "cgs":
+        return _fit_cgs(model, data, seed=seed, chains=chains, **options)
     spec = get_model(model)
     if method in SAMPLER_METHODS:
         return _fit_sampler(spec, data, method=method, seed=seed, chains=chains, **options)
     args = method_args(method, chains, **options)
     seed = _check_seed(seed)
+    from bayeswe.lda.data import LDAData
+
+    if isinstance(data, LDAData):  # an LDAData gives its own Stan data and coords
+        from bayeswe.lda.models import fit_data
+
+        data = fit_data(spec, data)
     stan_data = spec.validate(data)
 
     from bayeswe.stan.toolchain import compile_model
@@ -511,6 +528,30 @@ def _fit_sampler(
     }
     for target in (idata, idata.posterior, idata.sample_stats):
         target.attrs["options"] = to_json(given)
+        target.attrs["bayeswe_version"] = _bayeswe_version()
+    return idata
+
+
+def _fit_cgs(
+    model: str | StanModelSpec,
+    data: Any,
+    *,
+    seed: int | None,
+    chains: int | None,
+    **options: Any,
+) -> az.InferenceData:
+    """Collapsed Gibbs for LDA; needs no Stan declaration, so it works before "lda" is."""
+    name = model.name if isinstance(model, StanModelSpec) else model
+    if name not in SAMPLER_METHODS["cgs"]:
+        if not isinstance(model, (str, StanModelSpec)):
+            get_model(model)  # TypeError naming the bad argument
+        raise ValueError(f"method 'cgs' is for model(s) lda; got {name!r}")
+    seed = _check_seed(seed)
+    from bayeswe.lda.gibbs import sample_cgs
+
+    idata = sample_cgs(data, seed=seed, chains=chains, **options)
+    for target in (idata, idata.posterior, idata.sample_stats):
+        target.attrs["options"] = to_json({k: v for k, v in options.items() if v is not None})
         target.attrs["bayeswe_version"] = _bayeswe_version()
     return idata
 

@@ -1,0 +1,452 @@
+"""``bayeswe bench lda``: our collapsed Gibbs sampler against the usual LDA tools.
+
+Side by side in one process, on the same corpus, one thread for every tool
+(BLAS/OpenMP pools limited to 1 with ``threadpoolctl``; tomotopy ``workers=1``):
+
+* ``bayeswe-sparse`` / ``bayeswe-dense``: :mod:`bayeswe.lda.gibbs` (one chain);
+* ``tomotopy``: ``tomotopy.LDAModel`` (collapsed Gibbs; hyperparameter
+  optimization off, ``optim_interval=0``, so that every tool fits the same model);
+* ``lda``: the ``lda`` package (collapsed Gibbs, Cython);
+* ``gensim``: ``gensim.models.LdaModel`` (online variational Bayes, one pass per update);
+* ``sklearn``: ``LatentDirichletAllocation`` (online variational Bayes, ``partial_fit``
+  over the corpus once per update).
+
+Corpora: a synthetic corpus drawn from LDA (1000 documents x 200 tokens, V = 5000,
+50 true topics, alpha = 0.1, beta = 0.01), fitted with K = 50 and K = 200, and the
+NYT bag of words (:func:`bayeswe.datasets.load_nyt`, K = 50 and 200). 10 % of the
+documents are held out.
+
+Every tool trains until a common wall-time budget is spent. For the Gibbs
+samplers the budget includes the initialization (bayeswe's: token arrays,
+uniform topics and counts; tomotopy's: ``add_doc`` + ``train(0)``), reported as
+``init_seconds``, while the speed is tokens x sweeps / sweep time (``train_seconds``);
+for the others ``train_seconds`` is everything. The three Gibbs samplers take turns, one
+sweep each, so that they share the machine's load (paired timing on a busy
+machine); the others run one after the other. Speed is
+tokens per second for the Gibbs samplers (token updates: tokens x sweeps) and
+token visits per second for the variational methods (training tokens x passes:
+each pass visits every token of every document once in the E-step sense, inner
+iterations not counted). The ``lda`` package cannot resume a fit, so it runs
+calibration fits of 1 and 5 iterations and then one fit with as many iterations as
+fit the budget. After training, each tool's final topic-word matrix is scored with the
+same estimator, :func:`bayeswe.lda.evaluation.heldout_log_predictive` (document
+completion, plug-in ``phi``, same ``alpha``, same split and seed), so the held-out
+figures compare models after equal wall time.
+
+The JSON ``summary`` holds ``tokens_per_s_ratio_vs_tomotopy_k50`` and
+``..._k200`` (synthetic corpus; bayeswe-sparse over tomotopy), the same ratios on
+NYT, and ``stan_grad_speedup_vs_users_guide`` from
+``bayeswe.lda.stan_bench.stan_grad_speedup`` when that module is present
+(``null`` otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import logging
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from bayeswe.corpus import BagOfWords
+from bayeswe.lda.data import LDAData
+from bayeswe.lda.evaluation import heldout_log_predictive
+from bayeswe.lda.gibbs import CGSProblem, init_state, point_estimates, step
+from bayeswe.lda.simulate import simulate_lda
+
+__all__ = ["build_parser", "main", "run"]
+
+ALPHA = 0.1
+BETA = 0.01
+PEERS = ("tomotopy", "lda", "gensim", "sklearn")
+
+
+def _split(bow: BagOfWords, seed: int, test_fraction: float = 0.1) -> tuple[BagOfWords, BagOfWords]:
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(bow.n_docs)
+    n_test = max(1, int(round(test_fraction * bow.n_docs)))
+    return bow.subset(np.sort(order[n_test:])), bow.subset(np.sort(order[:n_test]))
+
+
+# --------------------------------------------------------------------------- runners
+# Each runner trains for about `budget` seconds and returns
+# (iterations, training seconds, phi (K, V) as float64).
+
+
+class _OursTrainer:
+    """bayeswe's collapsed Gibbs, one chain; ``advance`` is one sweep."""
+
+    def __init__(self, algorithm: str) -> None:
+        self.algorithm = algorithm
+
+    def start(self, train: BagOfWords, K: int, seed: int) -> None:
+        self.problem = CGSProblem.from_data(LDAData(train, n_topics=K, alpha=ALPHA, beta=BETA))
+        self.state = init_state(self.problem, seed, 0, self.algorithm)
+
+    def advance(self) -> None:
+        step(self.problem, self.state, self.algorithm)
+
+    def phi(self) -> np.ndarray:
+        return point_estimates(self.problem, self.state)[0]
+
+
+class _TomotopyTrainer:
+    """``tomotopy.LDAModel`` with fixed hyperparameters; ``advance`` is ``train(1)``."""
+
+    def start(self, train: BagOfWords, K: int, seed: int) -> None:
+        import tomotopy as tp
+
+        self.model = tp.LDAModel(k=K, alpha=ALPHA, eta=BETA, seed=seed)
+        self.model.optim_interval = 0  # keep alpha, eta fixed: same model as ours
+        for doc in _doc_words(train):
+            self.model.add_doc(doc)
+        self.model.train(0, workers=1)  # builds the initial state
+        self.train = train
+
+    def advance(self) -> None:
+        self.model.train(1, workers=1)
+
+    def phi(self) -> np.ndarray:
+        train, K = self.train, self.model.k
+        index = {w: i for i, w in enumerate(train.vocabulary.words)}
+        cols = np.array([index[w] for w in self.model.used_vocabs])
+        phi = np.full((K, train.n_words), 1e-12)  # words absent from the training split
+        for k in range(K):
+            phi[k, cols] += self.model.get_topic_word_dist(k)
+        return phi / phi.sum(axis=1, keepdims=True)
+
+
+def _warm_up_numba() -> None:
+    tiny = simulate_lda(n_docs=3, doc_length=5, n_words=4, n_topics=2, seed=0)
+    warm = CGSProblem.from_data(tiny.data)
+    for algorithm in ("sparse", "dense"):
+        step(warm, init_state(warm, 0, 0, algorithm), algorithm)
+
+
+def _run_interleaved(
+    trainers: dict[str, Any], train: BagOfWords, K: int, budget: float, seed: int
+) -> dict[str, tuple[int, float, np.ndarray, float]]:
+    """Advance the Gibbs samplers in turns until each has used ``budget`` seconds.
+
+    Taking turns (one sweep each) exposes all of them to the same load on a
+    shared machine, so their speed ratios are paired measurements.
+    """
+    init = dict.fromkeys(trainers, 0.0)
+    sweeping = dict.fromkeys(trainers, 0.0)
+    iters = dict.fromkeys(trainers, 0)
+    for name, tr in trainers.items():
+        t0 = time.perf_counter()
+        tr.start(train, K, seed)  # initialization counts against the budget
+        init[name] = time.perf_counter() - t0
+
+    def wants_more(n: str) -> bool:  # at least one sweep each, so every rate is defined
+        return iters[n] == 0 or init[n] + sweeping[n] < budget
+
+    while any(wants_more(n) for n in trainers):
+        for name, tr in trainers.items():
+            if not wants_more(name):
+                continue
+            t0 = time.perf_counter()
+            tr.advance()
+            sweeping[name] += time.perf_counter() - t0
+            iters[name] += 1
+    return {n: (iters[n], sweeping[n], trainers[n].phi(), init[n]) for n in trainers}
+
+
+def _doc_words(train: BagOfWords) -> list[list[str]]:
+    words = np.asarray(train.vocabulary.words, dtype=object)
+    out = []
+    for d in range(train.n_docs):
+        a, b = train.doc_ptr[d], train.doc_ptr[d + 1]
+        out.append(list(words[np.repeat(train.word_ids[a:b], train.counts[a:b])]))
+    return out
+
+
+def _run_lda_package(train: BagOfWords, K: int, budget: float, seed: int):
+    import lda
+    import scipy.sparse as sp
+
+    logging.getLogger("lda").setLevel(logging.ERROR)
+    X = sp.csr_matrix(
+        (train.counts.astype(np.int64), train.word_ids, train.doc_ptr),
+        shape=(train.n_docs, train.n_words),
+    )
+    # calibration: the time of 5 iterations minus that of 1 (setup cancels out)
+    times = []
+    for n in (1, 5):
+        t0 = time.perf_counter()
+        lda.LDA(n_topics=K, n_iter=n, alpha=ALPHA, eta=BETA, random_state=seed).fit(X)
+        times.append(time.perf_counter() - t0)
+    per_iter = max((times[1] - times[0]) / 4, 1e-6)
+    n_iter = max(1, int(budget / per_iter))
+    model = lda.LDA(n_topics=K, n_iter=n_iter, alpha=ALPHA, eta=BETA, random_state=seed)
+    start = time.perf_counter()
+    model.fit(X)
+    elapsed = time.perf_counter() - start
+    return n_iter, elapsed, np.asarray(model.topic_word_, dtype=np.float64)
+
+
+def _run_gensim(train: BagOfWords, K: int, budget: float, seed: int):
+    from gensim.models import LdaModel
+
+    logging.getLogger("gensim").setLevel(logging.ERROR)
+    corpus = []
+    for d in range(train.n_docs):
+        a, b = train.doc_ptr[d], train.doc_ptr[d + 1]
+        corpus.append(
+            list(zip(train.word_ids[a:b].tolist(), train.counts[a:b].tolist(), strict=True))
+        )
+    id2word = dict(enumerate(train.vocabulary.words))
+    start = time.perf_counter()
+    model = LdaModel(
+        num_topics=K, id2word=id2word, alpha=ALPHA, eta=BETA, random_state=seed, chunksize=2000
+    )
+    passes = 0
+    while time.perf_counter() - start < budget:
+        model.update(corpus, passes=1)
+        passes += 1
+    elapsed = time.perf_counter() - start
+    return passes, elapsed, np.asarray(model.get_topics(), dtype=np.float64)
+
+
+def _run_sklearn(train: BagOfWords, K: int, budget: float, seed: int):
+    import scipy.sparse as sp
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    X = sp.csr_matrix(
+        (train.counts.astype(np.float64), train.word_ids, train.doc_ptr),
+        shape=(train.n_docs, train.n_words),
+    )
+    model = LatentDirichletAllocation(
+        n_components=K,
+        doc_topic_prior=ALPHA,
+        topic_word_prior=BETA,
+        learning_method="online",
+        total_samples=train.n_docs,
+        n_jobs=1,
+        random_state=seed,
+    )
+    start = time.perf_counter()
+    passes = 0
+    while time.perf_counter() - start < budget:
+        model.partial_fit(X)
+        passes += 1
+    elapsed = time.perf_counter() - start
+    comp = np.asarray(model.components_, dtype=np.float64)
+    return passes, elapsed, comp / comp.sum(axis=1, keepdims=True)
+
+
+#: Gibbs samplers run in turns (paired timing); the others one after the other.
+GIBBS_TRAINERS: dict[str, Callable[[], Any]] = {
+    "bayeswe-sparse": lambda: _OursTrainer("sparse"),
+    "bayeswe-dense": lambda: _OursTrainer("dense"),
+    "tomotopy": _TomotopyTrainer,
+}
+RUNNERS: dict[str, Callable[..., tuple[int, float, np.ndarray]]] = {
+    "lda": _run_lda_package,
+    "gensim": _run_gensim,
+    "sklearn": _run_sklearn,
+}
+TOOLS: tuple[str, ...] = (*GIBBS_TRAINERS, *RUNNERS)
+_VARIATIONAL = ("gensim", "sklearn")
+
+
+def _available(tool: str) -> bool:
+    module = {"tomotopy": "tomotopy", "lda": "lda", "gensim": "gensim", "sklearn": "sklearn"}
+    return tool not in module or importlib.util.find_spec(module[tool]) is not None
+
+
+def run_setting(
+    name: str,
+    bow: BagOfWords,
+    K: int,
+    *,
+    budget: float,
+    seed: int,
+    tools: Sequence[str],
+    say: Callable[[str], None],
+) -> list[dict[str, Any]]:
+    """Train every tool on the same split of ``bow`` for ``budget`` seconds; score it."""
+    train, test = _split(bow, seed)
+    rows = []
+    results: dict[str, tuple[int, float, np.ndarray, float]] = {}
+    gibbs = {t: GIBBS_TRAINERS[t]() for t in tools if t in GIBBS_TRAINERS and _available(t)}
+    if gibbs:
+        _warm_up_numba()
+        results.update(_run_interleaved(gibbs, train, K, budget, seed))
+    for tool in tools:
+        if tool in RUNNERS and _available(tool):
+            results[tool] = (*RUNNERS[tool](train, K, budget, seed), 0.0)
+    for tool in tools:
+        if tool not in results:
+            rows.append({"corpus": name, "K": K, "tool": tool, "skipped": "not installed"})
+            continue
+        iterations, elapsed, phi, init_seconds = results[tool]
+        held = heldout_log_predictive(phi, test, ALPHA, seed=seed, sweeps=40, burn_in=10)
+        rate = train.n_tokens * iterations / elapsed if elapsed > 0 else float("nan")
+        row = {
+            "corpus": name,
+            "K": K,
+            "tool": tool,
+            "iterations": iterations,
+            "train_seconds": round(elapsed, 3),
+            "init_seconds": round(init_seconds, 3),
+            "train_tokens": train.n_tokens,
+            "rate_kind": "token_visits_per_s" if tool in _VARIATIONAL else "tokens_per_s",
+            "rate": rate,
+            "heldout_log_pred_per_token": held.per_token,
+        }
+        say(
+            f"{name} K={K} {tool}: {iterations} it in {elapsed:.1f}s, "
+            f"{rate / 1e6:.2f} M/s, held-out {held.per_token:.4f}"
+        )
+        rows.append(row)
+    return rows
+
+
+def _stan_speedup(quick: bool, seed: int) -> tuple[float | None, Any]:
+    """The Stan engineer's gradient benchmark (``bayeswe.lda.stan_bench``), if present."""
+    if importlib.util.find_spec("bayeswe.lda.stan_bench") is None:
+        return None, "bayeswe.lda.stan_bench not present on this branch"
+    from bayeswe.lda import stan_bench
+
+    if quick:
+        result = stan_bench.run_benchmark(**stan_bench.QUICK_SIZE, seed=seed, repeats=1)
+    else:
+        result = stan_bench.run_benchmark(seed=seed)
+    value = result.get("summary", {}).get("stan_grad_speedup_vs_users_guide")
+    return (float(value) if isinstance(value, (int, float)) else None), result
+
+
+def run(
+    *,
+    quick: bool = False,
+    budget: float | None = None,
+    seed: int = 1,
+    nyt: bool = True,
+    stan: bool = True,
+    tools: Sequence[str] = TOOLS,
+    say: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run the benchmark and return the JSON-ready result (see the module docstring)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # comes with the bench extra (scikit-learn); BLAS left as is
+        threadpool_limits = None
+
+    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    if quick:
+        sim = simulate_lda(
+            n_docs=200, doc_length=50, n_words=500, n_topics=10, alpha=ALPHA, beta=BETA, seed=seed
+        )
+        settings = [("synthetic", sim.data.corpus, k) for k in (10, 40)]
+        budget = 0.3 if budget is None else budget
+    else:
+        sim = simulate_lda(
+            n_docs=1000,
+            doc_length=200,
+            n_words=5000,
+            n_topics=50,
+            alpha=ALPHA,
+            beta=BETA,
+            seed=seed,
+        )
+        settings = [("synthetic", sim.data.corpus, k) for k in (50, 200)]
+        budget = 10.0 if budget is None else budget
+    nyt_note = None
+    if nyt and not quick:
+        try:
+            from bayeswe.datasets import load_nyt
+
+            nyt_bow = load_nyt(download=True)
+            settings += [("nyt", nyt_bow, k) for k in (50, 200)]
+        except Exception as err:  # noqa: BLE001 - the benchmark reports and goes on
+            nyt_note = f"NYT not available: {err}"
+            say(nyt_note)
+    rows: list[dict[str, Any]] = []
+    with threadpool_limits(limits=1) if threadpool_limits else contextlib.nullcontext():
+        for name, bow, K in settings:
+            # NYT is ~6x the synthetic corpus: give every tool proportionally more time
+            b = budget * (2.0 if name == "nyt" else 1.0)
+            rows += run_setting(name, bow, K, budget=b, seed=seed, tools=tools, say=say)
+
+    def rate(corpus: str, K: int, tool: str) -> float | None:
+        for r in rows:
+            if r["corpus"] == corpus and r["K"] == K and r["tool"] == tool and "rate" in r:
+                return float(r["rate"])
+        return None
+
+    def ratio(corpus: str, K: int) -> float | None:
+        ours, peer = rate(corpus, K, "bayeswe-sparse"), rate(corpus, K, "tomotopy")
+        return None if ours is None or not peer else ours / peer
+
+    k_lo, k_hi = (10, 40) if quick else (50, 200)
+    stan_value, stan_detail = (None, "skipped") if not stan else _stan_speedup(quick, seed)
+    summary = {
+        "tokens_per_s_ratio_vs_tomotopy_k50": ratio("synthetic", k_lo),
+        "tokens_per_s_ratio_vs_tomotopy_k200": ratio("synthetic", k_hi),
+        "tokens_per_s_ratio_vs_tomotopy_nyt_k50": ratio("nyt", 50),
+        "tokens_per_s_ratio_vs_tomotopy_nyt_k200": ratio("nyt", 200),
+        "stan_grad_speedup_vs_users_guide": stan_value,
+    }
+    return {
+        "benchmark": "lda",
+        "quick": quick,
+        "budget_seconds": budget,
+        "seed": seed,
+        "alpha": ALPHA,
+        "beta": BETA,
+        "machine": {
+            "python": platform.python_version(),
+            "cpu_count": os.cpu_count(),
+            "note": "shared machine: timings are noisy; compare only within one run",
+        },
+        "nyt_note": nyt_note,
+        "results": rows,
+        "stan": stan_detail if isinstance(stan_detail, (dict, str)) else repr(stan_detail),
+        "summary": summary,
+    }
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """Options of ``bayeswe bench lda`` (added to ``parser`` if given)."""
+    if parser is None:
+        parser = argparse.ArgumentParser(prog="bayeswe bench lda", description=__doc__)
+    parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
+    parser.add_argument("--quick", action="store_true", help="tiny corpus, short budget (smoke)")
+    parser.add_argument("--budget", type=float, default=None, help="seconds per tool and setting")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-nyt", action="store_true", help="synthetic corpus only")
+    parser.add_argument("--no-stan", action="store_true", help="skip the Stan gradient timing")
+    parser.add_argument(
+        "--tools", default=",".join(TOOLS), help=f"comma-separated subset of {','.join(TOOLS)}"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """Run the benchmark and print one JSON object."""
+    if args is None:
+        args = build_parser().parse_args(argv)
+    tools = [t for t in args.tools.split(",") if t]
+    unknown = [t for t in tools if t not in TOOLS]
+    if unknown:
+        raise SystemExit(f"unknown tool(s) {', '.join(unknown)}; known: {', '.join(TOOLS)}")
+    result = run(
+        quick=args.quick,
+        budget=args.budget,
+        seed=args.seed,
+        nyt=not args.no_nyt,
+        stan=not args.no_stan,
+        tools=tools,
+    )
+    print(json.dumps(result, indent=1, default=float))
+    return 0

@@ -1,0 +1,139 @@
+"""Declarations of the LDA Stan programs.
+
+``lda`` (``models/lda.stan``) is LDA with the topic indicators summed out, on
+the distinct (document, word) pairs of a corpus with their counts (the data of
+:meth:`bayeswe.lda.LDAData.to_stan`). Its parameters are unconstrained vectors
+``theta_raw`` (doc, topic) and ``phi_raw`` (topic, word) mapped to the simplexes
+by softmax; the generated quantities ``theta`` (doc, topic) and ``phi`` (topic,
+word) are the document-topic and topic-word distributions. Coords: document ids,
+topic numbers ``0..K-1`` and the vocabulary.
+
+``lda_users_guide`` (``models/lda_users_guide.stan``) is the same model written as
+in the Stan User's Guide (one ``log_sum_exp`` per token), on token-level data
+(:func:`users_guide_data`); it is the baseline of :mod:`bayeswe.lda.stan_bench`.
+
+``bayeswe.fit("lda", LDAData(...), method="nuts" | "advi" | "map", seed=...)``
+accepts the :class:`~bayeswe.lda.LDAData` itself: :func:`bayeswe.fit` turns it
+into its Stan data and coords (:func:`stan_data`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from bayeswe.lda.data import LDAData, LDADataError
+from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
+
+__all__ = ["COORDS_KEY", "LDA", "LDA_USERS_GUIDE", "fit_data", "stan_data", "users_guide_data"]
+
+#: Key of the data mapping under which :func:`stan_data` passes the coords
+#: (not a Stan identifier, so it can never clash with a data field).
+COORDS_KEY = "__coords__"
+
+_SIZES = (
+    DataField("D", "int"),
+    DataField("V", "int"),
+    DataField("K", "int"),
+    DataField("N", "int"),
+)
+_PRIORS = (
+    DataField("alpha", "real", ("K",), dims=("topic",)),
+    DataField("beta", "real"),
+)
+
+
+def _coords(data: Mapping[str, Any]) -> Mapping[str, Sequence[Any]]:
+    return dict(data.get(COORDS_KEY) or {})
+
+
+LDA: StanModelSpec = register_model(
+    StanModelSpec(
+        name="lda",
+        stan_file=MODELS_DIR / "lda.stan",
+        data_fields=(
+            *_SIZES,
+            DataField("doc", "int", ("N",), dims=("pair",)),
+            DataField("word", "int", ("N",), dims=("pair",)),
+            DataField("count", "int", ("N",), dims=("pair",), observed=True),
+            *_PRIORS,
+        ),
+        dims={
+            "theta_raw": ("doc", "topic"),
+            "phi_raw": ("topic", "word"),
+            "theta": ("doc", "topic"),
+            "phi": ("topic", "word"),
+        },
+        coords=_coords,
+        description="LDA, topic indicators summed out, aggregated (doc, word, count) data",
+    )
+)
+
+LDA_USERS_GUIDE: StanModelSpec = register_model(
+    StanModelSpec(
+        name="lda_users_guide",
+        stan_file=MODELS_DIR / "lda_users_guide.stan",
+        data_fields=(
+            *_SIZES,
+            DataField("doc", "int", ("N",), dims=("token",)),
+            DataField("word", "int", ("N",), dims=("token",), observed=True),
+            *_PRIORS,
+        ),
+        dims={"theta": ("doc", "topic"), "phi": ("topic", "word")},
+        coords=_coords,
+        description="LDA as in the Stan User's Guide (per-token log_sum_exp); a baseline",
+    )
+)
+
+
+def _check(data: Any) -> LDAData:
+    if not isinstance(data, LDAData):
+        raise LDADataError(f"expected an LDAData, got {type(data).__name__}")
+    return data
+
+
+def stan_data(data: LDAData) -> dict[str, Any]:
+    """Data of ``models/lda.stan`` plus the coords of the fit (under :data:`COORDS_KEY`)."""
+    data = _check(data)
+    return {**data.to_stan(), COORDS_KEY: data.coords()}
+
+
+def users_guide_data(data: LDAData) -> dict[str, Any]:
+    """Token-level data of ``models/lda_users_guide.stan`` (one entry per token).
+
+    Tokens are listed document by document, the words of a document in id order
+    (the order does not change the log density).
+    """
+    data = _check(data)
+    agg = data.to_stan()
+    counts = np.asarray(agg["count"], dtype=np.int64)
+    return {
+        "D": agg["D"],
+        "V": agg["V"],
+        "K": agg["K"],
+        "N": int(counts.sum()),
+        "doc": np.repeat(np.asarray(agg["doc"], dtype=np.int64), counts),
+        "word": np.repeat(np.asarray(agg["word"], dtype=np.int64), counts),
+        "alpha": agg["alpha"],
+        "beta": agg["beta"],
+        COORDS_KEY: data.coords(),
+    }
+
+
+def fit_data(spec: StanModelSpec, data: LDAData) -> dict[str, Any]:
+    """The data mapping :func:`bayeswe.fit` passes to ``spec`` for an :class:`LDAData`.
+
+    Raises
+    ------
+    LDADataError
+        ``spec`` is not one of the LDA programs.
+    """
+    if spec.name == LDA_USERS_GUIDE.name:
+        return users_guide_data(data)
+    if spec.name == LDA.name:
+        return stan_data(data)
+    raise LDADataError(
+        f"an LDAData is data for the models 'lda' and 'lda_users_guide', not {spec.name!r}"
+    )

@@ -1,0 +1,276 @@
+"""Collapsed Gibbs sampler for LDA: exactness, recovery, reproducibility, errors."""
+
+import itertools
+
+import arviz as az
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+import bayeswe
+from bayeswe.corpus import BagOfWords, CorpusError, Vocabulary
+from bayeswe.kernels import lda_cgs as kern
+from bayeswe.lda import LDAData, LDADataError
+from bayeswe.lda.align import align_chains, topic_distances
+from bayeswe.lda.gibbs import CGSProblem, init_state, log_joint, step
+from bayeswe.lda.simulate import simulate_lda
+
+# ----------------------------------------------------------------- exact target
+
+# A corpus small enough to enumerate all K^N = 3^9 assignments.
+_TINY_DOCS = [[0, 0, 1], [1, 2, 3], [3, 3, 0]]
+_TINY_ALPHA = np.array([0.3, 0.8, 1.5])  # asymmetric on purpose
+_TINY_BETA = 0.5
+
+
+def _tiny_data() -> LDAData:
+    vocab = Vocabulary(tuple("abcd"))
+    return LDAData(
+        BagOfWords.from_token_ids(_TINY_DOCS, vocab),
+        n_topics=3,
+        alpha=_TINY_ALPHA,
+        beta=_TINY_BETA,
+    )
+
+
+def _pairs(n):
+    return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+@pytest.fixture(scope="module")
+def exact_tiny():
+    """Exact posterior expectations of lp and of the co-assignment indicators."""
+    problem = CGSProblem.from_data(_tiny_data())
+    N, K = problem.n_tokens, problem.n_topics
+    n_dk = np.zeros((problem.n_docs, K), np.int32)
+    n_wk = np.zeros((problem.n_words, K), np.int32)
+    n_k = np.zeros(K, np.int64)
+    zs = np.array(list(itertools.product(range(K), repeat=N)), dtype=np.int32)
+    lps = np.empty(len(zs))
+    for s, z in enumerate(zs):
+        kern.counts_from_assignments(problem.tok_ptr, problem.word, z, n_dk, n_wk, n_k)
+        lps[s] = kern.log_joint(n_dk, n_wk, n_k, problem.alpha, problem.beta)
+    w = np.exp(lps - logsumexp(lps))
+    pairs = _pairs(N)
+    same = np.stack([zs[:, i] == zs[:, j] for i, j in pairs], axis=1)
+    return {"lp": float(w @ lps), "same": w @ same, "pairs": pairs}
+
+
+def _run_kernel_chains(algorithm, seed, chains=4, sweeps=15000):
+    problem = CGSProblem.from_data(_tiny_data())
+    pairs = _pairs(problem.n_tokens)
+    lp = np.empty((chains, sweeps))
+    same = np.empty((chains, sweeps, len(pairs)))
+    ii = np.array([p[0] for p in pairs])
+    jj = np.array([p[1] for p in pairs])
+    for c in range(chains):
+        state = init_state(problem, seed, c, algorithm)
+        # dense_fallback=None: the sparse kernel itself on every sweep (K = 3 would
+        # otherwise fall back to dense sweeps)
+        for _ in range(50):
+            step(problem, state, algorithm, dense_fallback=None)
+        for s in range(sweeps):
+            step(problem, state, algorithm, dense_fallback=None)
+            lp[c, s] = log_joint(problem, state)
+            same[c, s] = state.z[ii] == state.z[jj]
+    return lp, same
+
+
+def _z(draws, exact):
+    """(mean - exact) / MCSE for a (chain, draw) array."""
+    mcse = float(az.mcse(az.convert_to_dataset(draws[None] if draws.ndim == 1 else draws)).x)
+    return (draws.mean() - exact) / mcse
+
+
+@pytest.mark.parametrize("algorithm", ["sparse", "dense"])
+def test_sampler_matches_exact_posterior_of_tiny_corpus(algorithm, exact_tiny):
+    # 9 tokens, K = 3: the exact posterior over all 3^9 assignments is enumerated.
+    # Each z-score (mean - exact) / MCSE is ~N(0, 1) if the sampler is exact;
+    # 37 statistics, |z| < 4.0 keeps the family-wise false-alarm rate < 0.3 %.
+    lp, same = _run_kernel_chains(algorithm, seed=20261121)
+    z_scores = [_z(lp, exact_tiny["lp"])]
+    for p in range(same.shape[2]):
+        z_scores.append(_z(same[:, :, p].astype(float), exact_tiny["same"][p]))
+    assert np.max(np.abs(z_scores)) < 4.0, np.round(z_scores, 2)
+
+
+def test_sparse_and_dense_stationary_distributions_agree(exact_tiny):
+    # Two-sample version: the difference of means over its combined MCSE.
+    lp_s, same_s = _run_kernel_chains("sparse", seed=7)
+    lp_d, same_d = _run_kernel_chains("dense", seed=8)
+
+    def mcse(x):
+        return float(az.mcse(az.convert_to_dataset(x)).x)
+
+    stats = [(lp_s, lp_d)] + [
+        (same_s[:, :, p].astype(float), same_d[:, :, p].astype(float))
+        for p in range(same_s.shape[2])
+    ]
+    z_scores = [(a.mean() - b.mean()) / np.hypot(mcse(a), mcse(b)) for a, b in stats]
+    assert np.max(np.abs(z_scores)) < 4.0, np.round(z_scores, 2)
+
+
+def test_log_joint_matches_dirichlet_multinomial_formula():
+    data = _tiny_data()
+    problem = CGSProblem.from_data(data)
+    state = init_state(problem, 3, 0, "dense")
+    from scipy.special import gammaln
+
+    a, b, V = problem.alpha, problem.beta, problem.n_words
+    expected = 0.0
+    for k in range(3):
+        nw = state.n_wk[:, k]
+        expected += gammaln(V * b) - V * gammaln(b) + gammaln(nw + b).sum()
+        expected -= gammaln(nw.sum() + V * b)
+    for d in range(problem.n_docs):
+        nd = state.n_dk[d]
+        expected += gammaln(a.sum()) - gammaln(a).sum() + gammaln(nd + a).sum()
+        expected -= gammaln(nd.sum() + a.sum())
+    assert log_joint(problem, state) == pytest.approx(expected, rel=1e-12)
+
+
+# ----------------------------------------------------------------- recovery
+
+
+@pytest.fixture(scope="module")
+def simulated():
+    return simulate_lda(
+        n_docs=200, doc_length=100, n_words=60, n_topics=4, alpha=0.2, beta=0.05, seed=11
+    )
+
+
+def test_recovers_known_topics_after_alignment(simulated):
+    # 20,000 tokens, 4 topics over 60 words: each topic is estimated from ~5,000
+    # tokens, so Hellinger distances of the posterior mean to the truth are ~0.05
+    # (sampling error of the data); 0.12 is the stated tolerance.
+    idata = bayeswe.fit(
+        "lda", simulated.data, method="cgs", seed=5, chains=2, sweeps=100, burn_in=150, thin=10
+    )
+    aligned = align_chains(idata, simulated.phi)
+    for c in range(2):
+        phi_hat = aligned.posterior.phi.sel(chain=c).mean("draw").values
+        dist = np.diag(topic_distances(simulated.phi, phi_hat))
+        assert dist.max() < 0.12, dist
+    theta_hat = aligned.posterior.theta.mean(("chain", "draw")).values
+    assert np.abs(theta_hat - simulated.theta).mean() < 0.05
+
+
+def test_fit_returns_named_dims_stats_and_attrs(simulated):
+    idata = bayeswe.fit(
+        "lda",
+        simulated.data,
+        method="cgs",
+        seed=1,
+        chains=2,
+        sweeps=20,
+        burn_in=5,
+        thin=4,
+        keep_assignments=True,
+    )
+    post = idata.posterior
+    assert post.phi.dims == ("chain", "draw", "topic", "word")
+    assert post.theta.dims == ("chain", "draw", "doc", "topic")
+    assert post.phi.shape == (2, 5, 4, 60) and post.theta.shape == (2, 5, 200, 4)
+    assert list(post.word.values[:2]) == ["w0", "w1"]
+    np.testing.assert_allclose(post.phi.sum("word"), 1.0)
+    np.testing.assert_allclose(post.theta.sum("topic"), 1.0)
+    assert idata.sample_stats.lp.shape == (2, 5)
+    assert idata.warmup_sample_stats.lp.shape == (2, 5)
+    for key in ("method", "algorithm", "seed", "sweeps", "burn_in", "thin", "wall_time"):
+        assert key in idata.attrs
+    assert idata.attrs["method"] == "cgs" and idata.attrs["algorithm"] == "sparse"
+    assert idata.attrs["tokens_per_s"] > 0
+    # the kept assignments reproduce the last draw's counts
+    z = idata.constant_data.z.values
+    doc = idata.constant_data.token_doc.values
+    n_dk = np.zeros((200, 4))
+    np.add.at(n_dk, (doc, z[1]), 1)
+    theta_last = (n_dk + 0.2) / (n_dk.sum(1, keepdims=True) + 0.8)
+    np.testing.assert_allclose(post.theta.values[1, -1], theta_last)
+
+
+# ----------------------------------------------------------------- reproducibility
+
+
+def test_same_seed_same_draws_whatever_the_threads(simulated):
+    kwargs = dict(method="cgs", seed=42, chains=3, sweeps=8, burn_in=4, thin=2)
+    a = bayeswe.fit("lda", simulated.data, threads=1, **kwargs)
+    b = bayeswe.fit("lda", simulated.data, threads=3, **kwargs)
+    np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
+    np.testing.assert_array_equal(a.sample_stats.lp.values, b.sample_stats.lp.values)
+    c = bayeswe.fit("lda", simulated.data, **{**kwargs, "seed": 43})
+    assert not np.array_equal(a.posterior.phi.values, c.posterior.phi.values)
+    # chains differ from each other
+    assert not np.array_equal(a.posterior.phi.values[0], a.posterior.phi.values[1])
+
+
+# ----------------------------------------------------------------- errors
+
+
+def test_bad_inputs_raise_clear_errors(simulated):
+    vocab = Vocabulary(("a", "b"))
+    with pytest.raises(LDADataError, match="empty"):
+        LDAData(BagOfWords.from_token_ids([[0], []], vocab), n_topics=2)
+    with pytest.raises(CorpusError, match="out of range"):
+        BagOfWords.from_token_ids([[0, 5]], vocab)
+    with pytest.raises(LDADataError, match="n_topics must be >= 2"):
+        LDAData(BagOfWords.from_token_ids([[0, 1]], vocab), n_topics=1)
+    with pytest.raises(LDADataError, match="alpha"):
+        LDAData(BagOfWords.from_token_ids([[0, 1]], vocab), n_topics=2, alpha=-1.0)
+    with pytest.raises(LDADataError, match="beta"):
+        LDAData(BagOfWords.from_token_ids([[0, 1]], vocab), n_topics=2, beta=-0.01)
+    with pytest.raises(LDADataError, match="LDAData"):
+        bayeswe.fit("lda", simulated.data.to_stan(), method="cgs", seed=1)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"sweeps": 0}, "sweeps must be >= 1"),
+        ({"burn_in": -1}, "burn_in must be >= 0"),
+        ({"thin": 0}, "thin must be >= 1"),
+        ({"sweeps": 5, "thin": 10}, "no draw"),
+        ({"algorithm": "alias"}, "algorithm must be one of"),
+        ({"keep_assignments": "yes"}, "keep_assignments"),
+        ({"iter_sampling": 10}, "does not take option"),
+        ({"chains": 0}, "chains"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_options_raise_before_running(simulated, options, message):
+    kwargs = {"seed": 1, **options}
+    with pytest.raises(ValueError, match=message):
+        bayeswe.fit("lda", simulated.data, method="cgs", **kwargs)
+
+
+def test_cgs_is_only_for_lda(simulated):
+    with pytest.raises(ValueError, match="for model"):
+        bayeswe.fit("sgns", simulated.data, method="cgs", seed=1)
+
+
+def test_sequential_init_and_dense_algorithm_through_fit(simulated):
+    kwargs = dict(method="cgs", seed=3, chains=1, sweeps=4, burn_in=2, thin=2)
+    a = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)  # uniform start
+    b = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)
+    c = bayeswe.fit("lda", simulated.data, init="sequential", **kwargs)
+    np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
+    assert a.attrs["init"] == "uniform" and c.attrs["init"] == "sequential"
+    assert a.attrs["algorithm"] == "dense"
+    # uniform assignments start far from a mode: the first burn-in lp is much lower
+    assert a.warmup_sample_stats.lp.values[0, 0] < c.warmup_sample_stats.lp.values[0, 0]
+    with pytest.raises(ValueError, match="init must be one of"):
+        bayeswe.fit("lda", simulated.data, init="random", **kwargs)
+
+
+def test_dense_fallback_keeps_word_lists_consistent(simulated):
+    problem = CGSProblem.from_data(simulated.data)
+    state = init_state(problem, 1, 0, "sparse")  # uniform start: every word in ~all topics
+    ratio = float(problem.word_freq @ state.wl_len) / problem.n_tokens / problem.n_topics
+    assert ratio > 0.4  # so the next sweep is a dense one
+    for _ in range(3):
+        step(problem, state, "sparse")
+        np.testing.assert_array_equal(state.wl_len, (state.n_wk > 0).sum(axis=1))
+        for w in range(problem.n_words):
+            listed = np.sort(state.wl_topic[w, : state.wl_len[w]])
+            np.testing.assert_array_equal(listed, np.flatnonzero(state.n_wk[w]))
+            assert (state.wl_pos[w, listed] >= 0).all()
