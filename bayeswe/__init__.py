@@ -1,5 +1,6 @@
 """bayeswe: Bayesian word embeddings with Stan and friends."""
 
+import bayeswe.glda  # noqa: F401  (registers Gaussian LDA)
 from bayeswe.fit import fit
 
 # Importing the SGNS package registers the "sgns" and "sgns_identified" models.
