@@ -404,7 +404,9 @@ def fit(
         A registered model name or a :class:`~bayeswe.model_spec.StanModelSpec`.
     data
         Values of the model's declared data fields (other keys are allowed and
-        are seen only by the declaration's coords hook).
+        are seen only by the declaration's coords hook). A data object with a
+        ``to_stan()`` method (e.g. :class:`~bayeswe.glda.GaussianLDAData`) is
+        converted by it for the Stan methods.
     method
         ``"nuts"``, ``"advi"`` (mean-field), ``"advi-fullrank"``, ``"map"``,
         ``"laplace"`` or ``"pathfinder"``; or ``"pg-gibbs"`` (Pólya-Gamma blocked
@@ -456,6 +458,7 @@ def fit(
         return _fit_sampler(spec, data, method=method, seed=seed, chains=chains, **options)
     args = method_args(method, chains, **options)
     seed = _check_seed(seed)
+    data = _as_stan_data(data)
     stan_data = spec.validate(data)
 
     from bayeswe.stan.toolchain import compile_model
@@ -481,6 +484,14 @@ def fit(
             **extra_attrs,
         }
         return from_cmdstanpy(result, spec, method=method, data=data, attrs=attrs)
+
+
+def _as_stan_data(data: Any) -> Any:
+    """A data object with a ``to_stan()`` method (e.g. GaussianLDAData) as its Stan data mapping."""
+    to_stan = getattr(data, "to_stan", None)
+    if data is None or isinstance(data, Mapping) or not callable(to_stan):
+        return data
+    return to_stan()
 
 
 def _fit_sampler(

@@ -8,8 +8,10 @@ from bayeswe.glda.data import (
     restrict_corpus,
     restrict_to_glove,
 )
+from bayeswe.glda.models import GAUSSIAN_LDA  # registers the "gaussian_lda" Stan model
 
 __all__ = [
+    "GAUSSIAN_LDA",
     "GaussianLDAData",
     "GaussianLDADataError",
     "glove_words",
