@@ -143,6 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pg_bench.build_parser(pg_gibbs)
     pg_gibbs.set_defaults(func=lambda args: pg_bench.main(args=args))
+
+    from bayeswe.glda import stan_bench as glda_stan_bench
+
+    glda_stan = bench_sub.add_parser(
+        "gaussian-lda-stan",
+        help="gradient cost of gaussian_lda.stan vs a per-token program, and a NUTS fit",
+    )
+    glda_stan_bench.build_parser(glda_stan)
+    glda_stan.set_defaults(func=lambda args: glda_stan_bench.main(args=args))
     return parser
 
 
