@@ -18,9 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import arviz as az
+import numpy as np
+
+from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
 
-__all__ = ["GAUSSIAN_LDA"]
+__all__ = ["GAUSSIAN_LDA", "fit_gaussian_lda", "initial_values"]
 
 
 def _coords(data: Mapping[str, Any]) -> Mapping[str, Sequence[Any]]:
@@ -67,3 +71,124 @@ GAUSSIAN_LDA: StanModelSpec = register_model(
         ),
     )
 )
+
+
+def initial_values(
+    data: GaussianLDAData, *, seed: int | None, chains: int = 1, lloyd_steps: int = 10
+) -> list[dict[str, np.ndarray]]:
+    """Starting points for the Stan program from a token-weighted k-means of the word types.
+
+    Stan's default start (every unconstrained coordinate uniform in (-2, 2)) puts the
+    topic means and covariances far from the embeddings; on a 5000-token corpus with
+    P=10 and K=5, NUTS then spent its whole warm-up at tree depth 10 without moving
+    the document proportions. Here each chain starts from its own k-means++ seeding
+    (weights = token counts) refined by ``lloyd_steps`` Lloyd iterations:
+    ``mu_k`` = cluster centroid, ``Sigma_k = (Psi + S_k) / (nu + n_k + P + 1)``
+    (the inverse-Wishart posterior mode given the hard clustering, ``S_k`` the
+    cluster's scatter about its centroid; positive definite because ``Psi`` is),
+    ``theta_d = (n_dk + alpha) / (N_d + sum(alpha))``. Different chains may start
+    in different modes, which R-hat then shows.
+
+    Parameters
+    ----------
+    data
+        The Gaussian LDA data.
+    seed
+        Seed of the k-means++ seedings (one stream per chain).
+    chains
+        Number of starting points.
+    lloyd_steps
+        Lloyd iterations after the seeding.
+
+    Returns
+    -------
+    list of dict
+        One mapping ``{"theta", "mu", "L_Sigma"}`` per chain (pass it as ``inits``;
+        for the one-chain methods pass its first element).
+    """
+    if not isinstance(data, GaussianLDAData):
+        raise GaussianLDADataError(f"data must be a GaussianLDAData, got {type(data).__name__}")
+    corpus = data.corpus
+    K, P = data.n_topics, data.dim
+    weight = np.bincount(corpus.word_ids, weights=corpus.counts, minlength=corpus.n_words)
+    used = np.flatnonzero(weight > 0)
+    if used.size < K:
+        raise GaussianLDADataError(
+            f"k-means initialization needs at least K={K} distinct word types, got {used.size}"
+        )
+    x, w = data.embeddings[used], weight[used]
+    doc = corpus.doc_index()
+    slot = np.searchsorted(used, corpus.word_ids)
+    out = []
+    for rng in (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(chains)):
+        centres = x[[rng.choice(used.size, p=w / w.sum())]]
+        for _ in range(1, K):  # k-means++: next centre with probability ~ w * distance^2
+            d2 = np.min(((x[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+            p = w * d2
+            p = p / p.sum() if p.sum() > 0 else w / w.sum()
+            centres = np.vstack([centres, x[rng.choice(used.size, p=p)]])
+        for _ in range(lloyd_steps):
+            label = np.argmin(((x[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+            for k in range(K):
+                member = label == k
+                if member.any():
+                    centres[k] = np.average(x[member], axis=0, weights=w[member])
+        label = np.argmin(((x[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+        L = np.empty((K, P, P))
+        for k in range(K):
+            member = label == k
+            r = x[member] - centres[k]
+            scatter = (r * w[member, None]).T @ r
+            L[k] = np.linalg.cholesky((data.Psi + scatter) / (data.nu + w[member].sum() + P + 1.0))
+        n_dk = np.zeros((corpus.n_docs, K))
+        np.add.at(n_dk, (doc, label[slot]), corpus.counts)
+        theta = (n_dk + data.alpha) / (n_dk.sum(axis=1, keepdims=True) + data.alpha.sum())
+        out.append({"theta": theta, "mu": centres.copy(), "L_Sigma": L})
+    return out
+
+
+def fit_gaussian_lda(
+    data: GaussianLDAData,
+    *,
+    method: str,
+    init: str = "kmeans",
+    seed: int | None = None,
+    chains: int | None = None,
+    **options: Any,
+) -> az.InferenceData:
+    """Fit the Gaussian LDA Stan program, started from :func:`initial_values` by default.
+
+    Parameters
+    ----------
+    data
+        The Gaussian LDA data.
+    method
+        Any Stan method of :func:`bayeswe.fit` (``"nuts"``, ``"advi"``, ``"map"``, ...).
+    init
+        ``"kmeans"`` (default): every chain from its own k-means start;
+        ``"random"``: Stan's default. Ignored when ``inits`` is passed as an option.
+    seed, chains, **options
+        As for :func:`bayeswe.fit`; ``seed`` also seeds the k-means starts.
+
+    Returns
+    -------
+    arviz.InferenceData
+        As :func:`bayeswe.fit`; ``attrs["init"]`` records the start used.
+    """
+    import bayeswe
+
+    if init not in ("kmeans", "random"):
+        raise ValueError(f"init must be 'kmeans' or 'random', got {init!r}")
+    if not isinstance(data, GaussianLDAData):
+        raise GaussianLDADataError(f"data must be a GaussianLDAData, got {type(data).__name__}")
+    if seed is None:
+        seed = int(np.random.default_rng().integers(0, 2**32 - 1))
+    used = "user" if "inits" in options else init
+    if used == "kmeans":
+        n = (chains or 4) if method == "nuts" else 1
+        starts = initial_values(data, seed=seed, chains=n)
+        options["inits"] = starts if method == "nuts" else starts[0]
+    idata = bayeswe.fit(GAUSSIAN_LDA, data, method=method, seed=seed, chains=chains, **options)
+    for attrs in (idata.attrs, idata.posterior.attrs):
+        attrs["init"] = used
+    return idata
