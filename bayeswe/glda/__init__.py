@@ -8,10 +8,11 @@ from bayeswe.glda.data import (
     restrict_corpus,
     restrict_to_glove,
 )
-from bayeswe.glda.models import GAUSSIAN_LDA  # registers the "gaussian_lda" Stan model
+from bayeswe.glda.models import GAUSSIAN_LDA, fit_gaussian_lda  # registers "gaussian_lda"
 
 __all__ = [
     "GAUSSIAN_LDA",
+    "fit_gaussian_lda",
     "GaussianLDAData",
     "GaussianLDADataError",
     "glove_words",
