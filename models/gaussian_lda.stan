@@ -14,8 +14,8 @@
 // L -> L L', which simplifies to (derivation at inv_wishart_factor_lpdf below)
 //   log p(L) = const - sum_i (nu + i) log L_ii - 1/2 ||L^-1 L_Psi||_F^2.
 // Stan's built-in inv_wishart_cholesky_lpdf is the same density; the function is
-// written out here so that the derivation is visible (tests compare the two and
-// scipy's inverse-Wishart plus a numerical Jacobian).
+// written out here so that the derivation is visible (bayeswe's tests check it against
+// SciPy's inverse-Wishart plus a numerically computed Jacobian, and against the built-in).
 //
 // Aggregation. The embedding depends only on the word type, so log N(v_w | mu_k, Sigma_k)
 // is computed once per (used word type, topic): one triangular solve of L_k against the
@@ -27,7 +27,11 @@
 // p(theta, mu, L, v) and can be compared with an independent computation.
 //
 // Label switching: the posterior is invariant under permutations of the topics; align
-// topics before comparing chains or runs.
+// topics before comparing chains or runs. The posterior also has local modes (merged or
+// split topics) that NUTS does not leave: start from a clustering of the embeddings
+// (bayeswe.glda.fit_gaussian_lda does), not from Stan's random inits. With alpha < 1 the
+// density is unbounded at the simplex boundary, so the MAP (optimizing without the
+// Jacobian) does not exist; optimize with jacobian=True or use alpha >= 1.
 //
 // Self-contained (no #include) so that it can be copied to other projects.
 // Part of bayeswe (BSD-3-Clause).
