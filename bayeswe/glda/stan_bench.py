@@ -314,7 +314,7 @@ def run_benchmark(
             "unique_doc_word_pairs": int(data.corpus.word_ids.size),
             "n_topics": n_topics,
             "dim": dim,
-            "parameters": n_docs * n_topics + n_topics * dim + n_topics * dim * (dim + 1) // 2,
+            "free_parameters": n_docs * (n_topics - 1) + n_topics * dim * (dim + 3) // 2,
             "seed": seed,
             "repeats": repeats,
             "iter_sampling": iters,
