@@ -134,7 +134,8 @@ class GLDAState:
     z: np.ndarray  # int32 (N,)
     n_dk: np.ndarray  # int32 (n_docs, K)
     mu: np.ndarray  # (K, D) posterior means of eq. (2)
-    L: np.ndarray  # (K, D, D) lower Cholesky factors of Psi_k
+    R: np.ndarray  # (K, D, D) upper Cholesky factors of Psi_k (Psi_k = R_k' R_k)
+    invd: np.ndarray  # (K, D) 1 / diag(R_k)
     kappa_k: np.ndarray
     nu_k: np.ndarray
     tconst: np.ndarray
@@ -152,7 +153,7 @@ class GLDAState:
     uses: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     ARRAYS = (
-        "z", "n_dk", "mu", "L", "kappa_k", "nu_k", "tconst", "tscale", "texp", "rng",
+        "z", "n_dk", "mu", "R", "invd", "kappa_k", "nu_k", "tconst", "tscale", "texp", "rng",
         "stale_logw", "stale_logq", "alias_prob", "alias_idx", "uses",
     )  # fmt: skip
 
@@ -161,8 +162,8 @@ class GLDAState:
         return self.n_dk.sum(axis=0)
 
     def psi(self) -> np.ndarray:
-        """``Psi_k = L_k L_k'`` for every topic, ``(K, D, D)``."""
-        return self.L @ np.swapaxes(self.L, 1, 2)
+        """``Psi_k = R_k' R_k`` for every topic, ``(K, D, D)``."""
+        return np.swapaxes(self.R, 1, 2) @ self.R
 
 
 @dataclass(frozen=True)
@@ -251,17 +252,18 @@ def init_state(
     n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
     np.add.at(n_dk, (problem.tok_doc, z), 1)
     mu = np.zeros((K, D))
-    L = np.zeros((K, D, D))
+    R = np.zeros((K, D, D))
+    invd = np.zeros((K, D))
     kappa_k, nu_k = np.zeros(K), np.zeros(K)
     tconst, tscale, texp = np.zeros(K), np.zeros(K), np.zeros(K)
     ok = kern.init_topics(
         problem.tok_word, z, problem.emb, K, problem.mu0, problem.kappa0, problem.nu0,
-        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, L, kappa_k, nu_k,
+        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, R, invd, kappa_k, nu_k,
         tconst, tscale, texp, np.zeros((K, D, D)),
     )  # fmt: skip
     if not ok:
         raise GaussianLDADataError("a topic's scatter matrix Psi_k is not positive definite")
-    state = GLDAState(z, n_dk, mu, L, kappa_k, nu_k, tconst, tscale, texp, rng)
+    state = GLDAState(z, n_dk, mu, R, invd, kappa_k, nu_k, tconst, tscale, texp, rng)
     if method == "alias-mh":
         state.stale_logw = np.zeros((V, K))
         state.stale_logq = np.zeros(V)
@@ -289,7 +291,7 @@ def step(
     K, D = problem.K, problem.D
     args = (
         problem.tok_doc, problem.tok_word, state.z, problem.emb, problem.alpha, state.n_dk,
-        state.mu, state.L, state.kappa_k, state.nu_k, state.tconst, state.tscale, state.texp,
+        state.mu, state.R, state.invd, state.kappa_k, state.nu_k, state.tconst, state.tscale, state.texp,
     )  # fmt: skip
     N = problem.n_tokens
     if method == "cgs":
@@ -321,7 +323,7 @@ def _lp(problem: GLDAProblem, state: GLDAState) -> float:
             state.n_dk,
             problem.alpha,
             state.counts_k,
-            state.L,
+            state.R,
             problem.kappa0,
             problem.nu0,
             problem.logdet_psi0,

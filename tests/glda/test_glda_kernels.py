@@ -36,7 +36,8 @@ def test_cholesky_updates_match_fresh_factor_after_many_moves() -> None:
         step(problem, state, method="cgs")
     psi = _fresh_psi(problem, state.z)
     fresh_L = np.linalg.cholesky(psi)
-    np.testing.assert_allclose(state.L, fresh_L, atol=1e-8, rtol=0)
+    np.testing.assert_allclose(np.swapaxes(state.R, 1, 2), fresh_L, atol=1e-8, rtol=0)
+    np.testing.assert_allclose(state.invd, 1.0 / np.diagonal(fresh_L, axis1=1, axis2=2), rtol=1e-8)
     np.testing.assert_allclose(state.psi(), psi, atol=1e-8, rtol=0)
     counts = np.bincount(state.z, minlength=5)
     np.testing.assert_array_equal(state.n_dk.sum(axis=0), counts)
@@ -48,14 +49,17 @@ def test_rank1_update_and_downdate_roundtrip() -> None:
     D = 30
     A = rng.normal(size=(D, D))
     S = A @ A.T + D * np.eye(D)
-    L = np.linalg.cholesky(S)
+    R = np.ascontiguousarray(np.linalg.cholesky(S).T)
+    invd = np.empty(D)
     work = np.empty(D)
     vs = rng.normal(size=(500, D))
     for v in vs:
-        kern.chol_rank1(L, v, 0.7, 1.0, work)
+        kern.chol_rank1(R, invd, v, 0.7, 1.0, work)
+    np.testing.assert_allclose(R.T @ R, S + 0.7 * vs.T @ vs, rtol=1e-10)
     for v in vs[::-1]:
-        kern.chol_rank1(L, v, 0.7, -1.0, work)
-    np.testing.assert_allclose(L, np.linalg.cholesky(S), atol=1e-8, rtol=0)
+        kern.chol_rank1(R, invd, v, 0.7, -1.0, work)
+    np.testing.assert_allclose(R.T, np.linalg.cholesky(S), atol=1e-8, rtol=0)
+    np.testing.assert_allclose(invd, 1.0 / np.diag(R))
 
 
 def test_log_t_is_the_multivariate_t_of_eq_1() -> None:
@@ -71,7 +75,7 @@ def test_log_t_is_the_multivariate_t_of_eq_1() -> None:
         dof = nu - D + 1
         scale = state.psi()[k] * (kap + 1) / (kap * dof)
         expected = stats.multivariate_t(loc=state.mu[k], shape=scale, df=dof).logpdf(x)
-        got = kern.log_t(k, x, state.mu, state.L, state.tconst, state.tscale, state.texp, y)
+        got = kern.log_t(k, x, state.mu, state.R, state.invd, state.tconst, state.tscale, state.texp, y)
         assert abs(got - expected) < 1e-10
 
 
@@ -93,12 +97,12 @@ def test_gibbs_conditional_is_the_ratio_of_log_joints(tiny) -> None:
     x = problem.emb[w]
     s.n_dk[d, s.z[i]] -= 1
     work = np.empty(4 * problem.D)
-    kern.topic_move(int(s.z[i]), x, -1.0, s.mu, s.L, s.kappa_k, s.nu_k, s.tconst, s.tscale,
+    kern.topic_move(int(s.z[i]), x, -1.0, s.mu, s.R, s.invd, s.kappa_k, s.nu_k, s.tconst, s.tscale,
                     s.texp, work)  # fmt: skip
     logp = np.array(
         [
             np.log(s.n_dk[d, k] + problem.alpha[k])
-            + kern.log_t(k, x, s.mu, s.L, s.tconst, s.tscale, s.texp, work[: problem.D])
+            + kern.log_t(k, x, s.mu, s.R, s.invd, s.tconst, s.tscale, s.texp, work[: problem.D])
             for k in range(problem.K)
         ]
     )
@@ -122,7 +126,7 @@ def test_naive_sweep_has_the_same_conditional_as_cgs(tiny) -> None:
     scatter = np.zeros((K, D, D))
     kern.init_topics(problem.tok_word, z_naive, problem.emb, K, problem.mu0, problem.kappa0,
                      problem.nu0, problem.Psi0, counts, sums, np.zeros((K, D)),
-                     np.zeros((K, D, D)), np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K),
+                     np.zeros((K, D, D)), np.zeros((K, D)), np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K),
                      np.zeros(K), scatter)  # fmt: skip
     # init_topics leaves Psi_k in scatter; rebuild the raw sums of x x' for the naive kernel
     scatter[:] = 0.0
