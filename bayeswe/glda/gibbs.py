@@ -136,6 +136,7 @@ class GLDAState:
     mu: np.ndarray  # (K, D) posterior means of eq. (2)
     R: np.ndarray  # (K, D, D) upper Cholesky factors of Psi_k (Psi_k = R_k' R_k)
     invd: np.ndarray  # (K, D) 1 / diag(R_k)
+    logdet: np.ndarray  # (K,) log|Psi_k|
     kappa_k: np.ndarray
     nu_k: np.ndarray
     tconst: np.ndarray
@@ -153,8 +154,8 @@ class GLDAState:
     uses: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     ARRAYS = (
-        "z", "n_dk", "mu", "R", "invd", "kappa_k", "nu_k", "tconst", "tscale", "texp", "rng",
-        "stale_logw", "stale_logq", "alias_prob", "alias_idx", "uses",
+        "z", "n_dk", "mu", "R", "invd", "logdet", "kappa_k", "nu_k", "tconst", "tscale", "texp",
+        "rng", "stale_logw", "stale_logq", "alias_prob", "alias_idx", "uses",
     )  # fmt: skip
 
     @property
@@ -254,16 +255,17 @@ def init_state(
     mu = np.zeros((K, D))
     R = np.zeros((K, D, D))
     invd = np.zeros((K, D))
+    logdet = np.zeros(K)
     kappa_k, nu_k = np.zeros(K), np.zeros(K)
     tconst, tscale, texp = np.zeros(K), np.zeros(K), np.zeros(K)
     ok = kern.init_topics(
         problem.tok_word, z, problem.emb, K, problem.mu0, problem.kappa0, problem.nu0,
-        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, R, invd, kappa_k, nu_k,
+        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, R, invd, logdet, kappa_k, nu_k,
         tconst, tscale, texp, np.zeros((K, D, D)),
     )  # fmt: skip
     if not ok:
         raise GaussianLDADataError("a topic's scatter matrix Psi_k is not positive definite")
-    state = GLDAState(z, n_dk, mu, R, invd, kappa_k, nu_k, tconst, tscale, texp, rng)
+    state = GLDAState(z, n_dk, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, rng)
     if method == "alias-mh":
         state.stale_logw = np.zeros((V, K))
         state.stale_logq = np.zeros(V)
@@ -291,9 +293,12 @@ def step(
     K, D = problem.K, problem.D
     args = (
         problem.tok_doc, problem.tok_word, state.z, problem.emb, problem.alpha, state.n_dk,
-        state.mu, state.R, state.invd, state.kappa_k, state.nu_k, state.tconst, state.tscale, state.texp,
+        state.mu, state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
+        state.tscale, state.texp,
     )  # fmt: skip
     N = problem.n_tokens
+    kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
+                       state.tscale, state.texp)  # fmt: skip
     if method == "cgs":
         work = np.empty(3 * D + K)
         changed = kern.sweep_cgs(*args, state.rng, work, 0, N)

@@ -105,34 +105,42 @@ def chol_factor(A: np.ndarray, L: np.ndarray) -> bool:
 @njit(cache=True)
 def chol_rank1(
     R: np.ndarray, invd: np.ndarray, v: np.ndarray, scale: float, sign: float, work: np.ndarray
-) -> None:
+) -> float:
     """``R' R += sign * scale * v v'`` in place, O(D^2) (``sign`` is +1 or -1, ``scale`` > 0).
 
     ``R`` is the *upper* Cholesky factor (``L'``), stored row-major so that the
     column sweep of the classic algorithm (Stewart 1998, section 4.3) runs along
-    contiguous rows; ``invd`` receives ``1 / diag(R)``. ``work`` (length >= D)
-    receives ``sqrt(scale) * v`` and is overwritten; ``v`` is not. A downdate must
-    leave the matrix positive definite, which eq. (4) guarantees.
+    contiguous rows; ``invd`` must hold ``1 / diag(R)`` and is kept up to date.
+    ``work`` (length >= D) receives ``sqrt(scale) * v`` and is overwritten; ``v`` is
+    not. A downdate must leave the matrix positive definite, which eq. (4) guarantees.
+
+    Returns ``prod_k R_new[k, k] / R_old[k, k]``, so that the log-determinant can be
+    updated with one log: ``log|Psi_new| = log|Psi_old| + 2 log(returned value)``.
     """
     n = R.shape[0]
     r = math.sqrt(scale)
+    ratio = 1.0
     for i in range(n):
         work[i] = r * v[i]
     for k in range(n):
         rkk = R[k, k]
+        inv_old = invd[k]
         xk = work[k]
         rr = math.sqrt(rkk * rkk + sign * xk * xk)
-        c = rr / rkk
-        s = xk / rkk
+        inv_new = 1.0 / rr  # the one division per column
+        c = rr * inv_old
+        s = xk * inv_old
         R[k, k] = rr
-        invd[k] = 1.0 / rr
-        ic = 1.0 / c
+        invd[k] = inv_new
+        ratio *= c
+        ic = rkk * inv_new
         ss = sign * s
         row = R[k]
         for i in range(k + 1, n):
             rki = (row[i] + ss * work[i]) * ic
             row[i] = rki
             work[i] = c * work[i] - s * rki
+    return ratio
 
 
 @njit(cache=True, inline="always")
@@ -187,7 +195,7 @@ def _refresh_consts(
     D: int,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
-    R: np.ndarray,
+    logdet: np.ndarray,
     tconst: np.ndarray,
     tscale: np.ndarray,
     texp: np.ndarray,
@@ -196,7 +204,7 @@ def _refresh_consts(
     # c = (kappa_k + 1) / (kappa_k * dof); log|S| = D log c + log|Psi_k|.
     dof = nu_k[k] - D + 1.0
     c = (kappa_k[k] + 1.0) / (kappa_k[k] * dof)
-    logdet_s = D * math.log(c) + _logdet(R[k])
+    logdet_s = D * math.log(c) + logdet[k]
     tconst[k] = (
         math.lgamma(0.5 * (dof + D))
         - math.lgamma(0.5 * dof)
@@ -232,6 +240,7 @@ def topic_move(
     mu: np.ndarray,
     R: np.ndarray,
     invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -251,18 +260,19 @@ def topic_move(
     for i in range(D):
         diff[i] = x[i] - m[i]
     if sign > 0:
-        chol_rank1(R[k], invd[k], diff, kap / (kap + 1.0), 1.0, work[:D])
+        ratio = chol_rank1(R[k], invd[k], diff, kap / (kap + 1.0), 1.0, work[:D])
         for i in range(D):
             m[i] = (kap * m[i] + x[i]) / (kap + 1.0)
         kappa_k[k] = kap + 1.0
         nu_k[k] += 1.0
     else:
-        chol_rank1(R[k], invd[k], diff, kap / (kap - 1.0), -1.0, work[:D])
+        ratio = chol_rank1(R[k], invd[k], diff, kap / (kap - 1.0), -1.0, work[:D])
         for i in range(D):
             m[i] = (kap * m[i] - x[i]) / (kap - 1.0)
         kappa_k[k] = kap - 1.0
         nu_k[k] -= 1.0
-    _refresh_consts(k, D, kappa_k, nu_k, R, tconst, tscale, texp)
+    logdet[k] += 2.0 * math.log(ratio)
+    _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
 
 
 @njit(cache=True)
@@ -280,6 +290,7 @@ def init_topics(
     mu: np.ndarray,
     R: np.ndarray,
     invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -322,11 +333,12 @@ def init_topics(
                 S[b, a] = v
         if not chol_factor(S, low):
             ok = False
+        logdet[k] = _logdet(low)
         for a in range(D):
             invd[k, a] = 1.0 / low[a, a]
             for b in range(D):
                 R[k, a, b] = low[b, a]
-        _refresh_consts(k, D, kappa_k, nu_k, R, tconst, tscale, texp)
+        _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
     return ok
 
 
@@ -365,6 +377,7 @@ def sweep_cgs(
     mu: np.ndarray,
     R: np.ndarray,
     invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -391,11 +404,13 @@ def sweep_cgs(
         x = emb[tok_word[i]]
         old = z[i]
         n_dk[d, old] -= 1
-        topic_move(old, x, -1.0, mu, R, invd, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(old, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         for k in range(K):
-            logw[k] = math.log(n_dk[d, k] + alpha[k]) + log_t(k, x, mu, R, invd, tconst, tscale, texp, y)
+            logw[k] = math.log(n_dk[d, k] + alpha[k]) + log_t(
+                k, x, mu, R, invd, tconst, tscale, texp, y
+            )
         new = _sample_log(logw, K, rand_uniform(rng))
-        topic_move(new, x, 1.0, mu, R, invd, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(new, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         n_dk[d, new] += 1
         z[i] = new
         if new != old:
@@ -570,6 +585,7 @@ def sweep_alias(
     mu: np.ndarray,
     R: np.ndarray,
     invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -637,7 +653,7 @@ def sweep_alias(
         x = emb[w]
         s = z[i]
         n_dk[d, s] -= 1
-        topic_move(s, x, -1.0, mu, R, invd, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         if uses[w] < 0 or uses[w] >= rebuild_every:
             _build_alias(
                 w, x, alpha, mu, R, invd, tconst, tscale, texp, stale_logw, stale_logq,
@@ -714,7 +730,7 @@ def sweep_alias(
                 lp_cur = lp_t
                 lq_cur = lq_t
                 stats[1] += 1
-        topic_move(cur, x, 1.0, mu, R, invd, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         n_dk[d, cur] += 1
         z[i] = cur
 
@@ -816,3 +832,24 @@ def sweep_fixed(
         new = _sample_log(logw, K, rand_uniform(rng))
         n_dk[d, new] += 1
         z[i] = new
+
+
+@njit(cache=True)
+def resync_topics(
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    R: np.ndarray,
+    logdet: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+) -> None:
+    """Recompute every ``log|Psi_k|`` from the factor's diagonal and the t constants.
+
+    :func:`topic_move` updates ``logdet`` by one log of a product per move; the
+    driver calls this once per sweep so rounding cannot accumulate over sweeps.
+    """
+    D = R.shape[1]
+    for k in range(R.shape[0]):
+        logdet[k] = _logdet(R[k])
+        _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
