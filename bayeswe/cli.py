@@ -144,6 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
     pg_bench.build_parser(pg_gibbs)
     pg_gibbs.set_defaults(func=lambda args: pg_bench.main(args=args))
 
+    from bayeswe.glda import bench as glda_bench
+
+    gaussian_lda = bench_sub.add_parser(
+        "gaussian-lda", help="Gaussian LDA: naive vs Cholesky-update vs alias-MH sweep time"
+    )
+    glda_bench.build_parser(gaussian_lda)
+    gaussian_lda.set_defaults(func=lambda args: glda_bench.main(args=args))
+
     from bayeswe.glda import stan_bench as glda_stan_bench
 
     glda_stan = bench_sub.add_parser(

@@ -15,6 +15,8 @@ Methods and the cmdstanpy call behind each:
 ``pathfinder`` ``CmdStanModel.pathfinder``
 ``pg-gibbs``   not Stan: Pólya-Gamma blocked Gibbs (:mod:`bayeswe.samplers.pg_gibbs`),
                for ``sgns_identified`` only
+``cgs``        not Stan: collapsed Gibbs for ``gaussian_lda`` (:mod:`bayeswe.glda.gibbs`)
+``alias-mh``   not Stan: alias-table Metropolis-Hastings for ``gaussian_lda``
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -332,7 +334,11 @@ _ARGS: dict[str, type[_MethodArgs]] = {
 METHODS: tuple[str, ...] = tuple(_ARGS)
 
 #: Methods run by bayeswe's own samplers, each for the models listed.
-SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {"pg-gibbs": ("sgns_identified",)}
+SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
+    "pg-gibbs": ("sgns_identified",),
+    "cgs": ("gaussian_lda",),
+    "alias-mh": ("gaussian_lda",),
+}
 
 
 def method_args(method: str, chains: int | None = None, **options: Any) -> _MethodArgs:
@@ -453,9 +459,9 @@ def fit(
     StanRuntimeError
         The model threw during the run.
     """
-    spec = get_model(model)
     if method in SAMPLER_METHODS:
-        return _fit_sampler(spec, data, method=method, seed=seed, chains=chains, **options)
+        return _fit_sampler(model, data, method=method, seed=seed, chains=chains, **options)
+    spec = get_model(model)
     args = method_args(method, chains, **options)
     seed = _check_seed(seed)
     data = _as_stan_data(data)
@@ -495,8 +501,8 @@ def _as_stan_data(data: Any) -> Any:
 
 
 def _fit_sampler(
-    spec: StanModelSpec,
-    data: Mapping[str, Any] | None,
+    model: str | StanModelSpec,
+    data: Any,
     *,
     method: str,
     seed: int | None,
@@ -504,12 +510,20 @@ def _fit_sampler(
     **options: Any,
 ) -> az.InferenceData:
     """Run one of bayeswe's own samplers (no Stan) and record the toolchain-free attrs."""
-    if spec.name not in SAMPLER_METHODS[method]:
+    name = model if isinstance(model, str) else get_model(model).name
+    if name not in SAMPLER_METHODS[method]:
         raise ValueError(
-            f"method {method!r} is for model(s) {', '.join(SAMPLER_METHODS[method])}; "
-            f"got {spec.name!r}"
+            f"method {method!r} is for model(s) {', '.join(SAMPLER_METHODS[method])}; got {name!r}"
         )
     seed = _check_seed(seed)
+    if name == "gaussian_lda":
+        # Gaussian LDA samplers (bayeswe.glda.gibbs) take a GaussianLDAData, not Stan data.
+        from bayeswe.glda.gibbs import sample_gaussian_lda
+
+        idata = sample_gaussian_lda(data, method=method, seed=seed, chains=chains, **options)
+        idata.attrs["bayeswe_version"] = _bayeswe_version()
+        return idata
+    spec = get_model(model)
     spec.validate(data)  # StanDataError before anything runs, as for Stan methods
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
 

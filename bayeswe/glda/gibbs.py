@@ -43,7 +43,7 @@ import numpy as np
 
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
-from bayeswe.options import build_options, check_bool, check_int
+from bayeswe.options import build_options, check_bool, check_choice, check_int
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -134,7 +134,9 @@ class GLDAState:
     z: np.ndarray  # int32 (N,)
     n_dk: np.ndarray  # int32 (n_docs, K)
     mu: np.ndarray  # (K, D) posterior means of eq. (2)
-    L: np.ndarray  # (K, D, D) lower Cholesky factors of Psi_k
+    R: np.ndarray  # (K, D, D) upper Cholesky factors of Psi_k (Psi_k = R_k' R_k)
+    invd: np.ndarray  # (K, D) 1 / diag(R_k)
+    logdet: np.ndarray  # (K,) log|Psi_k|
     kappa_k: np.ndarray
     nu_k: np.ndarray
     tconst: np.ndarray
@@ -152,8 +154,8 @@ class GLDAState:
     uses: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     ARRAYS = (
-        "z", "n_dk", "mu", "L", "kappa_k", "nu_k", "tconst", "tscale", "texp", "rng",
-        "stale_logw", "stale_logq", "alias_prob", "alias_idx", "uses",
+        "z", "n_dk", "mu", "R", "invd", "logdet", "kappa_k", "nu_k", "tconst", "tscale", "texp",
+        "rng", "stale_logw", "stale_logq", "alias_prob", "alias_idx", "uses",
     )  # fmt: skip
 
     @property
@@ -161,8 +163,8 @@ class GLDAState:
         return self.n_dk.sum(axis=0)
 
     def psi(self) -> np.ndarray:
-        """``Psi_k = L_k L_k'`` for every topic, ``(K, D, D)``."""
-        return self.L @ np.swapaxes(self.L, 1, 2)
+        """``Psi_k = R_k' R_k`` for every topic, ``(K, D, D)``."""
+        return np.swapaxes(self.R, 1, 2) @ self.R
 
 
 @dataclass(frozen=True)
@@ -182,23 +184,67 @@ def _chain_seeds(seed: int, chain: int) -> tuple[np.random.Generator, np.ndarray
     return np.random.Generator(np.random.PCG64(init_ss)), rng
 
 
+def _kmeans_topics(
+    problem: GLDAProblem, gen: np.random.Generator, iters: int = 20, restarts: int = 4
+) -> np.ndarray:
+    """Topic of each token from weighted k-means of the word types.
+
+    k-means++ seeding, ``restarts`` runs, the one of least weighted inertia is kept.
+    """
+    K = problem.K
+    types, counts = np.unique(problem.tok_word, return_counts=True)
+    X = problem.emb[types]
+    w = counts.astype(np.float64)
+    best, best_inertia = None, np.inf
+    for _ in range(restarts):
+        centers = np.empty((K, X.shape[1]))
+        centers[0] = X[gen.choice(len(types), p=w / w.sum())]
+        d2 = ((X - centers[0]) ** 2).sum(axis=1)
+        for k in range(1, K):
+            p = w * d2
+            p = w / w.sum() if p.sum() <= 0 else p / p.sum()
+            centers[k] = X[gen.choice(len(types), p=p)]
+            d2 = np.minimum(d2, ((X - centers[k]) ** 2).sum(axis=1))
+        for _ in range(iters):
+            dist = (X * X).sum(axis=1)[:, None] - 2.0 * X @ centers.T + (centers**2).sum(axis=1)
+            label = dist.argmin(axis=1)
+            for k in range(K):
+                mask = label == k
+                if mask.any():
+                    centers[k] = (w[mask, None] * X[mask]).sum(axis=0) / w[mask].sum()
+        inertia = float((w * dist[np.arange(len(types)), label]).sum())
+        if inertia < best_inertia:
+            best, best_inertia = label, inertia
+    topic_of_type = np.zeros(problem.emb.shape[0], dtype=np.int32)
+    topic_of_type[types] = best
+    return topic_of_type[problem.tok_word]
+
+
 def init_state(
     problem: GLDAProblem,
     *,
     seed: int,
     chain: int = 0,
     method: str = "cgs",
+    init: str = "random",
     z: np.ndarray | None = None,
 ) -> GLDAState:
-    """A chain's start: uniformly random topics (or ``z``), topic factors from scratch.
+    """A chain's start: topics by ``init`` (or ``z``), topic factors from scratch.
 
-    Chain ``c`` draws its initial topics from ``PCG64(SeedSequence(seed, (c,)).spawn(2)[0])``
-    and seeds its sweep stream from the second child, so chains are independent and
-    the draws do not depend on how many chains run or in which thread.
+    ``init="random"``: uniform topics per token; ``"kmeans"``: every token of a word
+    type gets the word's cluster from weighted k-means (k-means++ seeding) of the
+    word vectors - collapsed Gibbs moves one token at a time and can stay for
+    hundreds of sweeps in a mode where one topic covers two clusters, which a
+    k-means start mostly avoids. Chain ``c`` draws its start from
+    ``PCG64(SeedSequence(seed, (c,)).spawn(2)[0])`` and seeds its sweep stream from the
+    second child, so chains are independent and the draws do not depend on how many
+    chains run or in which thread.
     """
     K, D, V = problem.K, problem.D, problem.emb.shape[0]
     gen, rng = _chain_seeds(seed, chain)
-    if z is None:
+    if z is None and init == "kmeans":
+        z = _kmeans_topics(problem, gen)
+    elif z is None:
         z = gen.integers(0, K, size=problem.n_tokens).astype(np.int32)
     else:
         z = np.ascontiguousarray(z, dtype=np.int32)
@@ -207,17 +253,19 @@ def init_state(
     n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
     np.add.at(n_dk, (problem.tok_doc, z), 1)
     mu = np.zeros((K, D))
-    L = np.zeros((K, D, D))
+    R = np.zeros((K, D, D))
+    invd = np.zeros((K, D))
+    logdet = np.zeros(K)
     kappa_k, nu_k = np.zeros(K), np.zeros(K)
     tconst, tscale, texp = np.zeros(K), np.zeros(K), np.zeros(K)
     ok = kern.init_topics(
         problem.tok_word, z, problem.emb, K, problem.mu0, problem.kappa0, problem.nu0,
-        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, L, kappa_k, nu_k,
+        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, R, invd, logdet, kappa_k, nu_k,
         tconst, tscale, texp, np.zeros((K, D, D)),
     )  # fmt: skip
     if not ok:
         raise GaussianLDADataError("a topic's scatter matrix Psi_k is not positive definite")
-    state = GLDAState(z, n_dk, mu, L, kappa_k, nu_k, tconst, tscale, texp, rng)
+    state = GLDAState(z, n_dk, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, rng)
     if method == "alias-mh":
         state.stale_logw = np.zeros((V, K))
         state.stale_logq = np.zeros(V)
@@ -245,9 +293,12 @@ def step(
     K, D = problem.K, problem.D
     args = (
         problem.tok_doc, problem.tok_word, state.z, problem.emb, problem.alpha, state.n_dk,
-        state.mu, state.L, state.kappa_k, state.nu_k, state.tconst, state.tscale, state.texp,
+        state.mu, state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
+        state.tscale, state.texp,
     )  # fmt: skip
     N = problem.n_tokens
+    kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
+                       state.tscale, state.texp)  # fmt: skip
     if method == "cgs":
         work = np.empty(3 * D + K)
         changed = kern.sweep_cgs(*args, state.rng, work, 0, N)
@@ -277,7 +328,7 @@ def _lp(problem: GLDAProblem, state: GLDAState) -> float:
             state.n_dk,
             problem.alpha,
             state.counts_k,
-            state.L,
+            state.R,
             problem.kappa0,
             problem.nu0,
             problem.logdet_psi0,
@@ -323,6 +374,9 @@ class GLDAGibbsArgs:
         parameters (default True, the paper's choice; one solve per topic of the
         document) or the stale ones of the alias table (False: no solve, faster,
         lower acceptance).
+    init
+        Start of each chain: ``"kmeans"`` (default; tokens of a word type start in the
+        word's weighted k-means cluster) or ``"random"`` (uniform topic per token).
     threads
         Chains run in parallel in this many threads (default ``min(chains, 2)``).
         The draws do not depend on it.
@@ -340,6 +394,7 @@ class GLDAGibbsArgs:
     mh_steps: int | None = None
     rebuild_every: int | None = None
     fresh_doc: bool | None = None
+    init: str | None = None
     threads: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
@@ -369,6 +424,7 @@ class GLDAGibbsArgs:
         ):
             check_int(name, getattr(self, name), minimum=minimum)
         check_bool("fresh_doc", self.fresh_doc)
+        check_choice("init", self.init, ("kmeans", "random"))
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be callable")
 
@@ -381,6 +437,7 @@ class GLDAGibbsArgs:
             "mh_steps": 2 if self.mh_steps is None else int(self.mh_steps),
             "rebuild_every": K if self.rebuild_every is None else int(self.rebuild_every),
             "fresh_doc": True if self.fresh_doc is None else bool(self.fresh_doc),
+            "init": "kmeans" if self.init is None else self.init,
         }
 
 
@@ -504,7 +561,10 @@ def sample_gaussian_lda(
         wall_before = float(meta["wall_time"])
         mode_used = int(meta["sigma_mode_used"])
     else:
-        states = [init_state(problem, seed=seed, chain=c, method=method) for c in range(chains)]
+        states = [
+            init_state(problem, seed=seed, chain=c, method=method, init=settings["init"])
+            for c in range(chains)
+        ]
         out = {
             "theta": np.zeros((chains, n_keep, n_docs, K)),
             "mu": np.zeros((chains, n_keep, K, D)),
@@ -579,6 +639,7 @@ def sample_gaussian_lda(
         "burn_in": burn_in,
         "thin": thin,
         "threads": threads,
+        "init": settings["init"],
         "wall_time": wall_time,
         "resumed": int(resumed),
         "n_tokens": problem.n_tokens,

@@ -7,8 +7,11 @@ posterior Normal-inverse-Wishart parameters of eq. (2) given the tokens assigned
 to ``k``:
 
 * ``kappa_k = kappa + N_k``, ``nu_k = nu + N_k``, ``mu_k`` (``mu[k]``),
-* the lower Cholesky factor ``L[k]`` of the scaled scatter matrix
+* the Cholesky factor of the scaled scatter matrix
   ``Psi_k = Psi + C_k + kappa N_k / kappa_k (vbar_k - mu0)(vbar_k - mu0)'`` (eq. 2/3),
+  stored as the upper factor ``R[k] = L_k'`` (``Psi_k = R_k' R_k``, row-major, so the
+  update and the forward substitution run along contiguous rows) with its
+  reciprocal diagonal ``invd[k]``,
 * cached constants of the posterior predictive multivariate t of eq. (1),
   ``t_{nu_k - D + 1}(x | mu_k, (kappa_k + 1) / (kappa_k (nu_k - D + 1)) Psi_k)``:
   ``tconst[k]`` (everything but the quadratic form), ``tscale[k]`` (the factor
@@ -18,7 +21,7 @@ to ``k``:
 A token joining topic ``k`` changes ``Psi_k`` by the rank-1 update of eq. (4),
 ``Psi_k += kappa_k / (kappa_k + 1) (x - mu_k)(x - mu_k)'`` (old ``kappa_k``,
 ``mu_k``); leaving it, by the downdate ``Psi_k -= kappa_k / (kappa_k - 1) (x -
-mu_k)(x - mu_k)'`` (current ``kappa_k``, ``mu_k``). Both are applied to ``L[k]``
+mu_k)(x - mu_k)'`` (current ``kappa_k``, ``mu_k``). Both are applied to ``R[k]``
 in O(D^2) (Stewart 1998, the paper's reference for section 4.1); ``log|Psi_k|``
 is ``2 sum log L_ii`` and the t density needs one forward substitution.
 
@@ -100,34 +103,49 @@ def chol_factor(A: np.ndarray, L: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def chol_rank1(L: np.ndarray, v: np.ndarray, scale: float, sign: float, work: np.ndarray) -> None:
-    """``L L' += sign * scale * v v'`` in place, O(D^2) (``sign`` is +1 or -1, ``scale`` > 0).
+def chol_rank1(
+    R: np.ndarray, invd: np.ndarray, v: np.ndarray, scale: float, sign: float, work: np.ndarray
+) -> float:
+    """``R' R += sign * scale * v v'`` in place, O(D^2) (``sign`` is +1 or -1, ``scale`` > 0).
 
-    The classic Givens-style column sweep (Stewart 1998, section 4.3). ``work``
-    (length >= D) receives ``sqrt(scale) * v`` and is overwritten; ``v`` is not.
-    A downdate must leave the matrix positive definite, which eq. (4) guarantees
-    (``Psi_k - ... = Psi_k`` without the token, and ``Psi`` is PD).
+    ``R`` is the *upper* Cholesky factor (``L'``), stored row-major so that the
+    column sweep of the classic algorithm (Stewart 1998, section 4.3) runs along
+    contiguous rows; ``invd`` must hold ``1 / diag(R)`` and is kept up to date.
+    ``work`` (length >= D) receives ``sqrt(scale) * v`` and is overwritten; ``v`` is
+    not. A downdate must leave the matrix positive definite, which eq. (4) guarantees.
+
+    Returns ``prod_k R_new[k, k] / R_old[k, k]``, so that the log-determinant can be
+    updated with one log: ``log|Psi_new| = log|Psi_old| + 2 log(returned value)``.
     """
-    n = L.shape[0]
+    n = R.shape[0]
     r = math.sqrt(scale)
+    ratio = 1.0
     for i in range(n):
         work[i] = r * v[i]
     for k in range(n):
-        lkk = L[k, k]
+        rkk = R[k, k]
+        inv_old = invd[k]
         xk = work[k]
-        rr = math.sqrt(lkk * lkk + sign * xk * xk)
-        c = rr / lkk
-        s = xk / lkk
-        L[k, k] = rr
+        rr = math.sqrt(rkk * rkk + sign * xk * xk)
+        inv_new = 1.0 / rr  # the one division per column
+        c = rr * inv_old
+        s = xk * inv_old
+        R[k, k] = rr
+        invd[k] = inv_new
+        ratio *= c
+        ic = rkk * inv_new
+        ss = sign * s
+        row = R[k]
         for i in range(k + 1, n):
-            lik = (L[i, k] + sign * s * work[i]) / c
-            L[i, k] = lik
-            work[i] = c * work[i] - s * lik
+            rki = (row[i] + ss * work[i]) * ic
+            row[i] = rki
+            work[i] = c * work[i] - s * rki
+    return ratio
 
 
 @njit(cache=True, inline="always")
-def _forward_sqnorm(L: np.ndarray, x: np.ndarray, mu: np.ndarray, y: np.ndarray) -> float:
-    # |L^{-1}(x - mu)|^2 by forward substitution; y (length >= D) is scratch.
+def _forward_sqnorm_lower(L: np.ndarray, x: np.ndarray, mu: np.ndarray, y: np.ndarray) -> float:
+    # |L^{-1}(x - mu)|^2 with a lower factor (row-oriented), for the naive baseline.
     n = L.shape[0]
     q = 0.0
     for i in range(n):
@@ -137,6 +155,26 @@ def _forward_sqnorm(L: np.ndarray, x: np.ndarray, mu: np.ndarray, y: np.ndarray)
         yi = s / L[i, i]
         y[i] = yi
         q += yi * yi
+    return q
+
+
+@njit(cache=True, inline="always")
+def _forward_sqnorm(
+    R: np.ndarray, invd: np.ndarray, x: np.ndarray, mu: np.ndarray, y: np.ndarray
+) -> float:
+    # |R'^{-1}(x - mu)|^2 by column-oriented forward substitution: each step is an
+    # axpy along a contiguous row of R (vectorizes, no reduction), and the
+    # reciprocal diagonal keeps divisions off the dependency chain.
+    n = R.shape[0]
+    for i in range(n):
+        y[i] = x[i] - mu[i]
+    q = 0.0
+    for j in range(n):
+        yj = y[j] * invd[j]
+        q += yj * yj
+        row = R[j]
+        for i in range(j + 1, n):
+            y[i] -= yj * row[i]
     return q
 
 
@@ -157,7 +195,7 @@ def _refresh_consts(
     D: int,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
-    L: np.ndarray,
+    logdet: np.ndarray,
     tconst: np.ndarray,
     tscale: np.ndarray,
     texp: np.ndarray,
@@ -166,7 +204,7 @@ def _refresh_consts(
     # c = (kappa_k + 1) / (kappa_k * dof); log|S| = D log c + log|Psi_k|.
     dof = nu_k[k] - D + 1.0
     c = (kappa_k[k] + 1.0) / (kappa_k[k] * dof)
-    logdet_s = D * math.log(c) + _logdet(L[k])
+    logdet_s = D * math.log(c) + logdet[k]
     tconst[k] = (
         math.lgamma(0.5 * (dof + D))
         - math.lgamma(0.5 * dof)
@@ -182,14 +220,15 @@ def log_t(
     k: int,
     x: np.ndarray,
     mu: np.ndarray,
-    L: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
     tconst: np.ndarray,
     tscale: np.ndarray,
     texp: np.ndarray,
     y: np.ndarray,
 ) -> float:
     """Log posterior-predictive density of eq. (1) of ``x`` under topic ``k`` (one solve)."""
-    q = _forward_sqnorm(L[k], x, mu[k], y)
+    q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
     return tconst[k] - texp[k] * math.log1p(q * tscale[k])
 
 
@@ -199,7 +238,9 @@ def topic_move(
     x: np.ndarray,
     sign: float,
     mu: np.ndarray,
-    L: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -209,7 +250,7 @@ def topic_move(
 ) -> None:
     """Add (``sign=+1``) or remove (``-1``) one token with vector ``x`` to/from topic ``k``.
 
-    Eq. (4): the rank-1 update/downdate of ``L[k]``, then ``mu_k``, ``kappa_k``,
+    Eq. (4): the rank-1 update/downdate of ``R[k]``, then ``mu_k``, ``kappa_k``,
     ``nu_k`` and the t constants. ``work`` needs ``2 * D`` floats.
     """
     D = x.shape[0]
@@ -219,18 +260,19 @@ def topic_move(
     for i in range(D):
         diff[i] = x[i] - m[i]
     if sign > 0:
-        chol_rank1(L[k], diff, kap / (kap + 1.0), 1.0, work[:D])
+        ratio = chol_rank1(R[k], invd[k], diff, kap / (kap + 1.0), 1.0, work[:D])
         for i in range(D):
             m[i] = (kap * m[i] + x[i]) / (kap + 1.0)
         kappa_k[k] = kap + 1.0
         nu_k[k] += 1.0
     else:
-        chol_rank1(L[k], diff, kap / (kap - 1.0), -1.0, work[:D])
+        ratio = chol_rank1(R[k], invd[k], diff, kap / (kap - 1.0), -1.0, work[:D])
         for i in range(D):
             m[i] = (kap * m[i] - x[i]) / (kap - 1.0)
         kappa_k[k] = kap - 1.0
         nu_k[k] -= 1.0
-    _refresh_consts(k, D, kappa_k, nu_k, L, tconst, tscale, texp)
+    logdet[k] += 2.0 * math.log(ratio)
+    _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
 
 
 @njit(cache=True)
@@ -246,7 +288,9 @@ def init_topics(
     counts_k: np.ndarray,
     sums: np.ndarray,
     mu: np.ndarray,
-    L: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -274,6 +318,7 @@ def init_topics(
             for b in range(a + 1):
                 scatter[k, a, b] += x[a] * x[b]
     ok = True
+    low = np.zeros((D, D))
     for k in range(K):
         kap = kappa0 + counts_k[k]
         kappa_k[k] = kap
@@ -286,9 +331,14 @@ def init_topics(
                 v = Psi0[a, b] + S[a, b] + kappa0 * mu0[a] * mu0[b] - kap * mu[k, a] * mu[k, b]
                 S[a, b] = v
                 S[b, a] = v
-        if not chol_factor(S, L[k]):
+        if not chol_factor(S, low):
             ok = False
-        _refresh_consts(k, D, kappa_k, nu_k, L, tconst, tscale, texp)
+        logdet[k] = _logdet(low)
+        for a in range(D):
+            invd[k, a] = 1.0 / low[a, a]
+            for b in range(D):
+                R[k, a, b] = low[b, a]
+        _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
     return ok
 
 
@@ -325,7 +375,9 @@ def sweep_cgs(
     alpha: np.ndarray,
     n_dk: np.ndarray,
     mu: np.ndarray,
-    L: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -352,11 +404,13 @@ def sweep_cgs(
         x = emb[tok_word[i]]
         old = z[i]
         n_dk[d, old] -= 1
-        topic_move(old, x, -1.0, mu, L, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(old, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         for k in range(K):
-            logw[k] = math.log(n_dk[d, k] + alpha[k]) + log_t(k, x, mu, L, tconst, tscale, texp, y)
+            logw[k] = math.log(n_dk[d, k] + alpha[k]) + log_t(
+                k, x, mu, R, invd, tconst, tscale, texp, y
+            )
         new = _sample_log(logw, K, rand_uniform(rng))
-        topic_move(new, x, 1.0, mu, L, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(new, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         n_dk[d, new] += 1
         z[i] = new
         if new != old:
@@ -426,7 +480,7 @@ def sweep_naive(
             chol_factor(A, Lk)
             dof = nuk - D + 1.0
             c = (kap + 1.0) / (kap * dof)
-            q = _forward_sqnorm(Lk, x, m, y)
+            q = _forward_sqnorm_lower(Lk, x, m, y)
             logw[k] = (
                 math.log(n_dk[d, k] + alpha[k])
                 + math.lgamma(0.5 * (dof + D))
@@ -457,7 +511,8 @@ def _build_alias(
     x: np.ndarray,
     alpha: np.ndarray,
     mu: np.ndarray,
-    L: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
     tconst: np.ndarray,
     tscale: np.ndarray,
     texp: np.ndarray,
@@ -476,7 +531,7 @@ def _build_alias(
     row = stale_logw[w]
     m = -np.inf
     for k in range(K):
-        v = math.log(alpha[k]) + log_t(k, x, mu, L, tconst, tscale, texp, y)
+        v = math.log(alpha[k]) + log_t(k, x, mu, R, invd, tconst, tscale, texp, y)
         row[k] = v
         if v > m:
             m = v
@@ -528,7 +583,9 @@ def sweep_alias(
     alpha: np.ndarray,
     n_dk: np.ndarray,
     mu: np.ndarray,
-    L: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
     kappa_k: np.ndarray,
     nu_k: np.ndarray,
     tconst: np.ndarray,
@@ -596,10 +653,10 @@ def sweep_alias(
         x = emb[w]
         s = z[i]
         n_dk[d, s] -= 1
-        topic_move(s, x, -1.0, mu, L, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         if uses[w] < 0 or uses[w] >= rebuild_every:
             _build_alias(
-                w, x, alpha, mu, L, tconst, tscale, texp, stale_logw, stale_logq,
+                w, x, alpha, mu, R, invd, tconst, tscale, texp, stale_logw, stale_logq,
                 alias_prob, alias_idx, y, scaled, small, large,
             )  # fmt: skip
             uses[w] = 0
@@ -612,7 +669,7 @@ def sweep_alias(
         for k in range(K):
             if n_dk[d, k] > 0:
                 if fresh_doc:
-                    lt = log_t(k, x, mu, L, tconst, tscale, texp, y)
+                    lt = log_t(k, x, mu, R, invd, tconst, tscale, texp, y)
                     fresh_lt[k] = lt
                     stamp[k] = i
                 else:
@@ -631,7 +688,7 @@ def sweep_alias(
         Q = math.exp(stale_logq[w] - m)
         # current topic: fresh target and proposal weight
         if stamp[s] != i:
-            fresh_lt[s] = log_t(s, x, mu, L, tconst, tscale, texp, y)
+            fresh_lt[s] = log_t(s, x, mu, R, invd, tconst, tscale, texp, y)
             stamp[s] = i
         cur = s
         lp_cur = math.log(n_dk[d, s] + alpha[s]) + fresh_lt[s]
@@ -656,7 +713,7 @@ def sweep_alias(
                 stats[1] += 1
                 continue
             if stamp[t] != i:
-                fresh_lt[t] = log_t(t, x, mu, L, tconst, tscale, texp, y)
+                fresh_lt[t] = log_t(t, x, mu, R, invd, tconst, tscale, texp, y)
                 stamp[t] = i
             lp_t = math.log(n_dk[d, t] + alpha[t]) + fresh_lt[t]
             lq_t = _log_q(t, d, n_dk, fresh_doc, fresh_lt, row, alpha, m)
@@ -673,7 +730,7 @@ def sweep_alias(
                 lp_cur = lp_t
                 lq_cur = lq_t
                 stats[1] += 1
-        topic_move(cur, x, 1.0, mu, L, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
         n_dk[d, cur] += 1
         z[i] = cur
 
@@ -706,7 +763,7 @@ def log_joint(
     n_dk: np.ndarray,
     alpha: np.ndarray,
     counts_k: np.ndarray,
-    L: np.ndarray,
+    R: np.ndarray,
     kappa0: float,
     nu0: float,
     logdet_psi0: float,
@@ -741,6 +798,58 @@ def log_joint(
         out += -0.5 * n * D * _LOG_PI
         for j in range(D):
             out += math.lgamma(0.5 * (nuk - j)) - math.lgamma(0.5 * (nu0 - j))
-        out += 0.5 * nu0 * logdet_psi0 - 0.5 * nuk * _logdet(L[k])
+        out += 0.5 * nu0 * logdet_psi0 - 0.5 * nuk * _logdet(R[k])
         out += 0.5 * D * (math.log(kappa0) - math.log(kapk))
     return out
+
+
+# --------------------------------------------------------------------------- fixed topics
+
+
+@njit(cache=True, nogil=True)
+def sweep_fixed(
+    tok_doc: np.ndarray,
+    tok_word: np.ndarray,
+    z: np.ndarray,
+    loglik: np.ndarray,
+    alpha: np.ndarray,
+    n_dk: np.ndarray,
+    rng: np.ndarray,
+    logw: np.ndarray,
+) -> None:
+    """Gibbs pass over held-out tokens with the topics fixed (section 5.2, "G-LDA (fix)").
+
+    ``p(z_i = k) ∝ (n_dk + alpha_k) exp(loglik[w_i, k])`` with ``theta_d`` integrated out
+    and ``loglik`` the per-(word type, topic) log density of the learned topics.
+    """
+    K = alpha.shape[0]
+    for i in range(z.shape[0]):
+        d = tok_doc[i]
+        w = tok_word[i]
+        n_dk[d, z[i]] -= 1
+        for k in range(K):
+            logw[k] = math.log(n_dk[d, k] + alpha[k]) + loglik[w, k]
+        new = _sample_log(logw, K, rand_uniform(rng))
+        n_dk[d, new] += 1
+        z[i] = new
+
+
+@njit(cache=True)
+def resync_topics(
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    R: np.ndarray,
+    logdet: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+) -> None:
+    """Recompute every ``log|Psi_k|`` from the factor's diagonal and the t constants.
+
+    :func:`topic_move` updates ``logdet`` by one log of a product per move; the
+    driver calls this once per sweep so rounding cannot accumulate over sweeps.
+    """
+    D = R.shape[1]
+    for k in range(R.shape[0]):
+        logdet[k] = _logdet(R[k])
+        _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
