@@ -239,13 +239,13 @@ def test_nuts_agrees_with_collapsed_gibbs() -> None:
     import arviz as az
     from scipy.stats import norm
 
-    from bayeswe.glda.gibbs import sample_gaussian_lda
-
     data, _ = _tiny_data(seed=2, separation=4.0, scatter=1.0, V=40)
     nuts = bayeswe.fit(
         "gaussian_lda", data, method="nuts", seed=5, chains=2, iter_warmup=300, iter_sampling=500
     )
-    cgs = sample_gaussian_lda(data, method="cgs", seed=5, chains=2, sweeps=2000, burn_in=200)
+    cgs = bayeswe.fit(
+        "gaussian_lda", data, method="cgs", seed=5, chains=2, sweeps=2000, burn_in=200
+    )
     a, b = _aligned(nuts), _aligned(cgs)
     assert float(az.rhat(az.convert_to_dataset({"mu": a["mu"]}))["mu"].max()) < 1.02
     assert float(cgs.sample_stats["lp"].std()) > 1.0  # assignments do move
