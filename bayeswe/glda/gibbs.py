@@ -368,7 +368,10 @@ class GLDAGibbsArgs:
         ``alias-mh``: MH steps per token (default 2).
     rebuild_every
         ``alias-mh``: a word's alias table is rebuilt after this many uses (default K,
-        Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth).
+        Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth). Tables
+        built from past states make the chain slightly adaptive (see
+        :func:`bayeswe.kernels.glda.sweep_alias`); a huge value freezes the tables after
+        their first build, which is exact but lowers acceptance as topics move.
     fresh_doc
         ``alias-mh``: the proposal's document term ``n_dk t(v | k)`` uses fresh topic
         parameters (default True, the paper's choice; one solve per topic of the
