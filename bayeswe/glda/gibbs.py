@@ -300,8 +300,10 @@ def step(
     kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
                        state.tscale, state.texp)  # fmt: skip
     if method == "cgs":
-        work = np.empty(3 * D + K)
-        changed = kern.sweep_cgs(*args, state.rng, work, 0, N)
+        work = np.empty(3 * D + 2 * K)
+        muT, RT, invdT = np.empty((D, K)), np.zeros((D, D, K)), np.empty((D, K))
+        kern.topic_minor(state.mu, state.R, state.invd, muT, RT, invdT)
+        changed = kern.sweep_cgs(*args, state.rng, work, 0, N, muT, RT, invdT, np.empty((D, K)))
         acc, rebuilds = 1.0, 0
     elif method == "alias-mh":
         work = np.empty(3 * D + 4 * K)

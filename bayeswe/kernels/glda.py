@@ -366,6 +366,70 @@ def _sample_log(logw: np.ndarray, n: int, u: float) -> int:
 # --------------------------------------------------------------------------- exact collapsed Gibbs
 
 
+@njit(cache=True, fastmath=True, inline="always")
+def _all_topics_sqnorm(
+    x: np.ndarray,
+    muT: np.ndarray,
+    RT: np.ndarray,
+    invdT: np.ndarray,
+    Y: np.ndarray,
+    Q: np.ndarray,
+) -> None:
+    # Q[k] = |R_k'^{-1}(x - mu_k)|^2 for every topic at once: the forward substitution
+    # of :func:`_forward_sqnorm` with the topic index innermost, on topic-minor copies
+    # (RT[j, i, k] = R[k, j, i]), so every step is a SIMD loop over topics.
+    D, K = muT.shape
+    for i in range(D):
+        xi = x[i]
+        Yi = Y[i]
+        m = muT[i]
+        for k in range(K):
+            Yi[k] = xi - m[k]
+    for k in range(K):
+        Q[k] = 0.0
+    for j in range(D):
+        yj = Y[j]
+        ij = invdT[j]
+        for k in range(K):
+            v = yj[k] * ij[k]
+            yj[k] = v
+            Q[k] += v * v
+        Rj = RT[j]
+        for i in range(j + 1, D):
+            Yi = Y[i]
+            Rji = Rj[i]
+            for k in range(K):
+                Yi[k] -= yj[k] * Rji[k]
+
+
+@njit(cache=True, inline="always")
+def _mirror(k: int, mu: np.ndarray, R: np.ndarray, invd: np.ndarray, muT: np.ndarray,
+            RT: np.ndarray, invdT: np.ndarray) -> None:  # fmt: skip
+    # copy topic k's parameters into the topic-minor arrays (O(D^2) strided writes)
+    D = mu.shape[1]
+    for j in range(D):
+        muT[j, k] = mu[k, j]
+        invdT[j, k] = invd[k, j]
+        Rk = R[k, j]
+        RTj = RT[j]
+        for i in range(j + 1, D):
+            RTj[i, k] = Rk[i]
+
+
+@njit(cache=True)
+def topic_minor(
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    muT: np.ndarray,
+    RT: np.ndarray,
+    invdT: np.ndarray,
+) -> None:
+    """Fill the topic-minor copies ``muT (D, K)``, ``RT (D, D, K)``, ``invdT (D, K)``."""
+    for k in range(mu.shape[0]):
+        _mirror(k, mu, R, invd, muT, RT, invdT)
+
+
 @njit(cache=True, nogil=True)
 def sweep_cgs(
     tok_doc: np.ndarray,
@@ -387,17 +451,23 @@ def sweep_cgs(
     work: np.ndarray,
     start: int,
     stop: int,
+    muT: np.ndarray,
+    RT: np.ndarray,
+    invdT: np.ndarray,
+    Y: np.ndarray,
 ) -> int:
     """One exact collapsed Gibbs pass (eq. 1) over tokens ``start:stop``; returns #changes.
 
     Each token leaves its topic (downdate), draws ``k`` with probability
     ``(n_dk + alpha_k) t(x | k)`` from all ``K`` topics (one solve each, O(K D^2)),
-    and joins ``k`` (update). ``work`` needs ``3 * D + K`` floats.
+    and joins ``k`` (update). The K solves run together on topic-minor copies of the
+    factors (``muT``, ``RT``, ``invdT``, filled by :func:`topic_minor` and kept in step
+    after each move); ``Y`` is ``(D, K)`` scratch. ``work`` needs ``3 * D + 2 * K`` floats.
     """
     K = alpha.shape[0]
     D = emb.shape[1]
-    y = work[2 * D : 3 * D]
     logw = work[3 * D : 3 * D + K]
+    Q = work[3 * D + K : 3 * D + 2 * K]
     changed = 0
     for i in range(start, stop):
         d = tok_doc[i]
@@ -405,12 +475,15 @@ def sweep_cgs(
         old = z[i]
         n_dk[d, old] -= 1
         topic_move(old, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+        _mirror(old, mu, R, invd, muT, RT, invdT)
+        _all_topics_sqnorm(x, muT, RT, invdT, Y, Q)
         for k in range(K):
-            logw[k] = math.log(n_dk[d, k] + alpha[k]) + log_t(
-                k, x, mu, R, invd, tconst, tscale, texp, y
+            logw[k] = (
+                math.log(n_dk[d, k] + alpha[k]) + tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
             )
         new = _sample_log(logw, K, rand_uniform(rng))
         topic_move(new, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+        _mirror(new, mu, R, invd, muT, RT, invdT)
         n_dk[d, new] += 1
         z[i] = new
         if new != old:
