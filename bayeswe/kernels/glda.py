@@ -737,7 +737,7 @@ def sweep_alias(
     For a fixed table each MH step leaves the collapsed posterior invariant. A table
     rebuilt from a past state is correlated with the current one, which makes the
     chain adaptive and not exactly invariant (as in AliasLDA/LightLDA); the bias was
-    measurable on a 10-token problem (~0.05 posterior sd, tests/glda/
+    measurable on a 10-token problem (~0.06 posterior sd, tests/glda/
     test_glda_stationarity.py) and vanishes for frozen tables.
 
     ``broken`` exists only to test that the stationarity test detects a wrong
