@@ -300,8 +300,10 @@ def step(
     kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
                        state.tscale, state.texp)  # fmt: skip
     if method == "cgs":
-        work = np.empty(3 * D + K)
-        changed = kern.sweep_cgs(*args, state.rng, work, 0, N)
+        work = np.empty(3 * D + 2 * K)
+        muT, RT, invdT = np.empty((D, K)), np.zeros((D, D, K)), np.empty((D, K))
+        kern.topic_minor(state.mu, state.R, state.invd, muT, RT, invdT)
+        changed = kern.sweep_cgs(*args, state.rng, work, 0, N, muT, RT, invdT, np.empty((D, K)))
         acc, rebuilds = 1.0, 0
     elif method == "alias-mh":
         work = np.empty(3 * D + 4 * K)
@@ -368,7 +370,10 @@ class GLDAGibbsArgs:
         ``alias-mh``: MH steps per token (default 2).
     rebuild_every
         ``alias-mh``: a word's alias table is rebuilt after this many uses (default K,
-        Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth).
+        Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth). Tables
+        built from past states make the chain slightly adaptive (see
+        :func:`bayeswe.kernels.glda.sweep_alias`); a huge value freezes the tables after
+        their first build, which is exact but lowers acceptance as topics move.
     fresh_doc
         ``alias-mh``: the proposal's document term ``n_dk t(v | k)`` uses fresh topic
         parameters (default True, the paper's choice; one solve per topic of the

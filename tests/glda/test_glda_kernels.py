@@ -141,3 +141,23 @@ def test_naive_sweep_has_the_same_conditional_as_cgs(tiny) -> None:
                      scatter, rng, np.zeros((D, D)), np.zeros((D, D)), np.empty(2 * D + K), 0,
                      problem.n_tokens)  # fmt: skip
     np.testing.assert_array_equal(z_naive, a.z)
+
+
+def test_density_without_the_token_from_the_current_factor(tiny) -> None:
+    """Determinant lemma + Sherman-Morrison (no downdate) = downdate then log_t."""
+    import copy
+
+    problem = GLDAProblem.from_data(tiny)
+    state = init_state(problem, seed=3)
+    D = problem.D
+    y = np.empty(D)
+    for i in range(problem.n_tokens):
+        s = copy.deepcopy(state)
+        k = int(s.z[i])
+        x = problem.emb[problem.tok_word[i]]
+        q = kern._forward_sqnorm(s.R[k], s.invd[k], x, s.mu[k], y)
+        fast = kern._log_t_without(k, q, D, s.kappa_k, s.nu_k, s.logdet)
+        kern.topic_move(k, x, -1.0, s.mu, s.R, s.invd, s.logdet, s.kappa_k, s.nu_k,
+                        s.tconst, s.tscale, s.texp, np.empty(2 * D))  # fmt: skip
+        slow = kern.log_t(k, x, s.mu, s.R, s.invd, s.tconst, s.tscale, s.texp, y)
+        assert abs(fast - slow) < 1e-9, (i, fast, slow)
