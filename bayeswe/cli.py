@@ -201,6 +201,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lda_stan_bench.build_parser(lda_stan)
     lda_stan.set_defaults(func=lambda args: lda_stan_bench.main(args=args))
+    from bayeswe.glda import bench as glda_bench
+
+    gaussian_lda = bench_sub.add_parser(
+        "gaussian-lda", help="Gaussian LDA: naive vs Cholesky-update vs alias-MH sweep time"
+    )
+    glda_bench.build_parser(gaussian_lda)
+    gaussian_lda.set_defaults(func=lambda args: glda_bench.main(args=args))
+
+    from bayeswe.glda import stan_bench as glda_stan_bench
+
+    glda_stan = bench_sub.add_parser(
+        "gaussian-lda-stan",
+        help="gradient cost of gaussian_lda.stan vs a per-token program, and a NUTS fit",
+    )
+    glda_stan_bench.build_parser(glda_stan)
+    glda_stan.set_defaults(func=lambda args: glda_stan_bench.main(args=args))
     return parser
 
 

@@ -15,7 +15,9 @@ Methods and the cmdstanpy call behind each:
 ``pathfinder`` ``CmdStanModel.pathfinder``
 ``pg-gibbs``   not Stan: Pólya-Gamma blocked Gibbs (:mod:`bayeswe.samplers.pg_gibbs`),
                for ``sgns_identified`` only
-``cgs``        not Stan: collapsed Gibbs (:mod:`bayeswe.lda.gibbs`), for ``lda`` only
+``cgs``        not Stan: collapsed Gibbs for ``lda`` (:mod:`bayeswe.lda.gibbs`) and for
+               ``gaussian_lda`` (:mod:`bayeswe.glda.gibbs`)
+``alias-mh``   not Stan: alias-table Metropolis-Hastings for ``gaussian_lda``
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -335,7 +337,8 @@ METHODS: tuple[str, ...] = tuple(_ARGS)
 #: Methods run by bayeswe's own samplers, each for the models listed.
 SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
     "pg-gibbs": ("sgns_identified",),
-    "cgs": ("lda",),  # collapsed Gibbs, bayeswe.lda.gibbs; takes an LDAData
+    "cgs": ("lda", "gaussian_lda"),  # collapsed Gibbs: bayeswe.lda.gibbs, bayeswe.glda.gibbs
+    "alias-mh": ("gaussian_lda",),
 }
 
 
@@ -411,6 +414,8 @@ def fit(
         are seen only by the declaration's coords hook). For ``"lda"`` and
         ``"lda_users_guide"`` an :class:`~bayeswe.lda.LDAData` may be passed
         instead; it supplies the Stan data and the coords (document ids, vocabulary).
+        Another data object with a ``to_stan()`` method (e.g.
+        :class:`~bayeswe.glda.GaussianLDAData`) is converted by it for the Stan methods.
     method
         ``"nuts"``, ``"advi"`` (mean-field), ``"advi-fullrank"``, ``"map"``,
         ``"laplace"`` or ``"pathfinder"``; or ``"pg-gibbs"`` (Pólya-Gamma blocked
@@ -460,11 +465,9 @@ def fit(
     StanRuntimeError
         The model threw during the run.
     """
-    if method == "cgs":
-        return _fit_cgs(model, data, seed=seed, chains=chains, **options)
-    spec = get_model(model)
     if method in SAMPLER_METHODS:
-        return _fit_sampler(spec, data, method=method, seed=seed, chains=chains, **options)
+        return _fit_sampler(model, data, method=method, seed=seed, chains=chains, **options)
+    spec = get_model(model)
     args = method_args(method, chains, **options)
     seed = _check_seed(seed)
     from bayeswe.lda.data import LDAData
@@ -473,6 +476,8 @@ def fit(
         from bayeswe.lda.models import fit_data
 
         data = fit_data(spec, data)
+    else:
+        data = _as_stan_data(data)
     stan_data = spec.validate(data)
 
     from bayeswe.stan.toolchain import compile_model
@@ -500,9 +505,17 @@ def fit(
         return from_cmdstanpy(result, spec, method=method, data=data, attrs=attrs)
 
 
+def _as_stan_data(data: Any) -> Any:
+    """A data object with a ``to_stan()`` method (e.g. GaussianLDAData) as its Stan data mapping."""
+    to_stan = getattr(data, "to_stan", None)
+    if data is None or isinstance(data, Mapping) or not callable(to_stan):
+        return data
+    return to_stan()
+
+
 def _fit_sampler(
-    spec: StanModelSpec,
-    data: Mapping[str, Any] | None,
+    model: str | StanModelSpec,
+    data: Any,
     *,
     method: str,
     seed: int | None,
@@ -510,12 +523,29 @@ def _fit_sampler(
     **options: Any,
 ) -> az.InferenceData:
     """Run one of bayeswe's own samplers (no Stan) and record the toolchain-free attrs."""
-    if spec.name not in SAMPLER_METHODS[method]:
+    name = model if isinstance(model, str) else get_model(model).name
+    if name not in SAMPLER_METHODS[method]:
         raise ValueError(
-            f"method {method!r} is for model(s) {', '.join(SAMPLER_METHODS[method])}; "
-            f"got {spec.name!r}"
+            f"method {method!r} is for model(s) {', '.join(SAMPLER_METHODS[method])}; got {name!r}"
         )
     seed = _check_seed(seed)
+    if name == "lda":
+        # LDA's collapsed Gibbs (bayeswe.lda.gibbs) takes an LDAData and needs no Stan declaration.
+        from bayeswe.lda.gibbs import sample_cgs
+
+        idata = sample_cgs(data, seed=seed, chains=chains, **options)
+        for target in (idata, idata.posterior, idata.sample_stats):
+            target.attrs["options"] = to_json({k: v for k, v in options.items() if v is not None})
+            target.attrs["bayeswe_version"] = _bayeswe_version()
+        return idata
+    if name == "gaussian_lda":
+        # Gaussian LDA samplers (bayeswe.glda.gibbs) take a GaussianLDAData, not Stan data.
+        from bayeswe.glda.gibbs import sample_gaussian_lda
+
+        idata = sample_gaussian_lda(data, method=method, seed=seed, chains=chains, **options)
+        idata.attrs["bayeswe_version"] = _bayeswe_version()
+        return idata
+    spec = get_model(model)
     spec.validate(data)  # StanDataError before anything runs, as for Stan methods
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
 
@@ -528,30 +558,6 @@ def _fit_sampler(
     }
     for target in (idata, idata.posterior, idata.sample_stats):
         target.attrs["options"] = to_json(given)
-        target.attrs["bayeswe_version"] = _bayeswe_version()
-    return idata
-
-
-def _fit_cgs(
-    model: str | StanModelSpec,
-    data: Any,
-    *,
-    seed: int | None,
-    chains: int | None,
-    **options: Any,
-) -> az.InferenceData:
-    """Collapsed Gibbs for LDA; needs no Stan declaration, so it works before "lda" is."""
-    name = model.name if isinstance(model, StanModelSpec) else model
-    if name not in SAMPLER_METHODS["cgs"]:
-        if not isinstance(model, (str, StanModelSpec)):
-            get_model(model)  # TypeError naming the bad argument
-        raise ValueError(f"method 'cgs' is for model(s) lda; got {name!r}")
-    seed = _check_seed(seed)
-    from bayeswe.lda.gibbs import sample_cgs
-
-    idata = sample_cgs(data, seed=seed, chains=chains, **options)
-    for target in (idata, idata.posterior, idata.sample_stats):
-        target.attrs["options"] = to_json({k: v for k, v in options.items() if v is not None})
         target.attrs["bayeswe_version"] = _bayeswe_version()
     return idata
 

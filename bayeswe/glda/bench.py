@@ -1,0 +1,296 @@
+"""``bayeswe bench gaussian-lda``: naive vs Cholesky-update vs alias-MH Gaussian LDA sweeps.
+
+For D = 50 and K = 20, 50, 100, on a synthetic corpus and on a real one (the Lee
+corpus, gensim's ``lee_background.cor``, with GloVe 6B 50d vectors), all three
+samplers start from the same state: a k-means start followed by ``--burn-in`` exact
+sweeps. Then
+
+* ``cholesky`` (``method="cgs"``, eqs. 3-4): ``--sweeps`` timed sweeps;
+* ``alias`` (``method="alias-mh"``, section 4.2, fresh document term): one untimed
+  sweep (it builds every word's table once), then ``--sweeps`` timed sweeps, whose
+  table rebuilds (after ``K`` uses of a word) are included;
+* ``alias_stale_doc`` (``fresh_doc=False``): as ``alias`` with the stale document term;
+* ``naive`` (a fresh O(D^3) Cholesky per topic per token): ``--naive-tokens`` tokens
+  are timed and the time per iteration is extrapolated to the corpus (a full naive
+  sweep takes minutes).
+
+Times are CPU seconds of the sampling thread (``time.thread_time``), the quantity
+that does not depend on how many other processes share the machine; the wall-clock
+seconds are reported next to them. Peers run side by side in this one script.
+
+The Java reference (rajarshd/Gaussian_LDA) cannot run here; its exact sampler's
+~19,000 tokens/s at D = 50, K = 20 is *quoted* from the issue (measured on this
+machine by the issue's author), not measured by this script.
+
+Prints one JSON object: ``settings`` (one entry per corpus and K) and ``summary``
+with ``alias_speedup_vs_cholesky_k100`` and ``cholesky_tokens_per_s_d50_k20`` (real
+corpus when available, else synthetic), their synthetic-corpus twins, and the quoted
+Java figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib.util
+import json
+import os
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from bayeswe.corpus import BagOfWords, Vocabulary
+from bayeswe.glda.data import GaussianLDAData, load_glove, restrict_to_glove
+from bayeswe.glda.gibbs import GLDAProblem, GLDAState, init_state, step
+from bayeswe.kernels import glda as kern
+
+__all__ = ["build_parser", "lee_corpus", "main", "synthetic_corpus"]
+
+JAVA_TOKENS_PER_S_D50_K20 = 19_000  # quoted from the issue, not measured here
+
+# A short English stop-word list (function words only) for the Lee corpus tokenizer.
+_STOP = frozenset(
+    """a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his how
+    i if in into is it its itself just me more most my myself no nor not now of off on
+    once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves said also says one two new""".split()
+)
+
+
+def synthetic_corpus(
+    *, n_docs: int, doc_length: int, n_words: int, K_true: int, D: int, seed: int
+) -> GaussianLDAData:
+    """Word types clustered in ``K_true`` Gaussian blobs; documents mix a few blobs.
+
+    ``n_topics`` of the returned data is ``K_true`` (the benchmark replaces it).
+    """
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(0.0, 1.0, size=(K_true, D))
+    topic_of_word = rng.integers(0, K_true, size=n_words)
+    vectors = centers[topic_of_word] + 0.5 * rng.normal(size=(n_words, D))
+    words_of = [np.flatnonzero(topic_of_word == k) for k in range(K_true)]
+    docs = []
+    for _ in range(n_docs):
+        theta = rng.dirichlet(np.full(K_true, 0.1))
+        z = rng.choice(K_true, size=doc_length, p=theta)
+        docs.append([words_of[k][rng.integers(0, len(words_of[k]))] for k in z])
+    vocab = Vocabulary(tuple(f"w{i}" for i in range(n_words)))
+    corpus = BagOfWords.from_token_ids(docs, vocab)
+    keep = np.flatnonzero(np.bincount(corpus.word_ids, minlength=n_words) > 0)
+    from bayeswe.glda.data import restrict_corpus
+
+    corpus = restrict_corpus(corpus, [vocab.words[i] for i in keep])
+    emb = vectors[[vocab.id(w) for w in corpus.vocabulary.words]]
+    return GaussianLDAData(corpus, emb, n_topics=K_true)
+
+
+def _lee_path() -> str | None:
+    spec = importlib.util.find_spec("gensim")
+    if spec is None or spec.origin is None:
+        return None
+    path = os.path.join(os.path.dirname(spec.origin), "test", "test_data", "lee_background.cor")
+    return path if os.path.exists(path) else None
+
+
+def lee_corpus(min_count: int = 2) -> tuple[BagOfWords, np.ndarray] | None:
+    """The Lee corpus (300 news articles), lower-cased alphabetic tokens without stop words,
+    words seen at least ``min_count`` times and having a GloVe vector; with their vectors.
+
+    Read from gensim's test data (``pip install gensim==4.4.0``) with a simple tokenizer
+    (``bayeswe.datasets`` is not on this branch). ``None`` if gensim is not installed.
+    """
+    path = _lee_path()
+    if path is None:
+        return None
+    with open(path, encoding="latin-1") as f:
+        docs = [
+            [w for w in re.findall(r"[a-z]+", line.lower()) if len(w) > 2 and w not in _STOP]
+            for line in f
+        ]
+    vocab = Vocabulary.from_counts(Counter(w for d in docs for w in d), min_count=min_count)
+    corpus = BagOfWords.from_token_ids([vocab.ids(d, drop_unknown=True) for d in docs], vocab)
+    corpus = corpus.subset(corpus.doc_lengths > 0)
+    corpus = restrict_to_glove(corpus)
+    return corpus, load_glove(corpus.vocabulary)
+
+
+def _with_k(data: GaussianLDAData, K: int) -> GaussianLDAData:
+    # Psi from the corpus: (nu - D - 1) * covariance of the token vectors, so that the
+    # prior mean of Sigma_k is the corpus covariance (the paper's 3 I suits its vectors).
+    tok = data.embeddings[data.corpus.tokens()[1]]
+    D = tok.shape[1]
+    nu = D + 2.0
+    Psi = (nu - D - 1.0) * np.cov(tok.T) + 1e-6 * np.eye(D)
+    return GaussianLDAData(data.corpus, data.embeddings, n_topics=K, alpha=0.1, nu=nu, Psi=Psi)
+
+
+def _timed(fn: Any) -> tuple[float, float, Any]:
+    c0, w0 = time.thread_time(), time.perf_counter()
+    out = fn()
+    return time.thread_time() - c0, time.perf_counter() - w0, out
+
+
+def _time_sweeps(
+    problem: GLDAProblem, state: GLDAState, sweeps: int, **kw: Any
+) -> dict[str, float]:
+    cpu = wall = acc = 0.0
+    for _ in range(sweeps):
+        c, w, info = _timed(lambda: step(problem, state, **kw))
+        cpu += c
+        wall += w
+        acc += info.acceptance_rate
+    n = problem.n_tokens
+    return {
+        "sec_per_iter": cpu / sweeps,
+        "wall_sec_per_iter": wall / sweeps,
+        "tokens_per_s": n * sweeps / cpu,
+        "acceptance_rate": acc / sweeps,
+    }
+
+
+def _time_naive(problem: GLDAProblem, state: GLDAState, n_tokens: int) -> dict[str, float]:
+    K, D = problem.K, problem.D
+    counts = np.zeros(K, np.int64)
+    sums = np.zeros((K, D))
+    scatter = np.zeros((K, D, D))
+    z = state.z.copy()
+    n_dk = state.n_dk.copy()
+    for k in range(K):
+        X = problem.emb[problem.tok_word[z == k]]
+        counts[k] = X.shape[0]
+        sums[k] = X.sum(axis=0)
+        scatter[k] = np.tril(X.T @ X)
+    rng = state.rng.copy()
+    m = min(n_tokens, problem.n_tokens)
+    args = (problem.tok_doc, problem.tok_word, z, problem.emb, problem.alpha, n_dk, problem.mu0,
+            problem.kappa0, problem.nu0, problem.Psi0, counts, sums, scatter, rng,
+            np.zeros((D, D)), np.zeros((D, D)), np.empty(2 * D + K))  # fmt: skip
+    kern.sweep_naive(*args, 0, 2)  # compile outside the timing
+    c, w, _ = _timed(lambda: kern.sweep_naive(*args, 2, 2 + m))
+    per_token = c / m
+    return {
+        "sec_per_iter": per_token * problem.n_tokens,
+        "wall_sec_per_iter": w / m * problem.n_tokens,
+        "tokens_per_s": 1.0 / per_token,
+        "timed_tokens": m,
+        "extrapolated": True,
+    }
+
+
+def _setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) -> dict[str, Any]:
+    problem = GLDAProblem.from_data(_with_k(data, K))
+    base = init_state(problem, seed=args.seed, method="alias-mh", init="kmeans")
+    for _ in range(args.burn_in):
+        step(problem, base, method="cgs")
+    out: dict[str, Any] = {
+        "corpus": name,
+        "D": problem.D,
+        "K": K,
+        "n_docs": problem.n_docs,
+        "n_words": int(problem.emb.shape[0]),
+        "n_tokens": problem.n_tokens,
+        "burn_in_sweeps": args.burn_in,
+        "timed_sweeps": args.sweeps,
+    }
+    chol = copy.deepcopy(base)
+    out["cholesky"] = _time_sweeps(problem, chol, args.sweeps, method="cgs")
+    for label, fresh in (("alias", True), ("alias_stale_doc", False)):
+        st = copy.deepcopy(base)
+        step(problem, st, method="alias-mh", fresh_doc=fresh)  # builds the tables
+        before = int((st.uses >= 0).sum())
+        res = _time_sweeps(problem, st, args.sweeps, method="alias-mh", fresh_doc=fresh)
+        res["tables_built"] = before
+        out[label] = res
+    out["naive"] = _time_naive(problem, copy.deepcopy(base), args.naive_tokens)
+    chol_s = out["cholesky"]["sec_per_iter"]
+    out["speedup_alias_vs_cholesky"] = chol_s / out["alias"]["sec_per_iter"]
+    out["speedup_alias_stale_doc_vs_cholesky"] = chol_s / out["alias_stale_doc"]["sec_per_iter"]
+    out["speedup_cholesky_vs_naive"] = out["naive"]["sec_per_iter"] / chol_s
+    d = base.n_dk
+    out["mean_topics_per_doc"] = float((d > 0).sum(axis=1).mean())
+    return out
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """Options of ``bayeswe bench gaussian-lda`` (added to ``parser`` if given)."""
+    if parser is None:
+        parser = argparse.ArgumentParser(prog="bayeswe bench gaussian-lda", description=__doc__)
+    parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
+    parser.add_argument("--quick", action="store_true", help="tiny synthetic setting (smoke test)")
+    parser.add_argument("--no-real", action="store_true", help="skip the Lee corpus")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--burn-in", type=int, default=3, help="exact sweeps before timing")
+    parser.add_argument("--sweeps", type=int, default=2, help="timed sweeps per sampler")
+    parser.add_argument("--naive-tokens", type=int, default=300, help="tokens timed for naive")
+    parser.add_argument("--topics", default="20,50,100", help="comma-separated K values")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """Run the benchmark and print one JSON object (see the module docstring)."""
+    if args is None:
+        args = build_parser().parse_args(argv)
+    Ks = [int(k) for k in str(args.topics).split(",")]
+    if args.quick:
+        Ks = [k for k in Ks if k <= 20] or [Ks[0]]
+        synth = synthetic_corpus(n_docs=20, doc_length=30, n_words=200, K_true=10, D=50, seed=0)
+        args.burn_in, args.sweeps, args.naive_tokens = 1, 1, 20
+    else:
+        synth = synthetic_corpus(
+            n_docs=500, doc_length=100, n_words=3000, K_true=20, D=50, seed=args.seed
+        )
+    corpora: list[tuple[str, GaussianLDAData]] = [("synthetic", synth)]
+    real_note = "skipped (--no-real or --quick)"
+    if not (args.no_real or args.quick):
+        lee = lee_corpus()
+        if lee is None:
+            real_note = "gensim not installed: pip install gensim==4.4.0"
+        else:
+            corpora.append(("lee+glove50", GaussianLDAData(lee[0], lee[1], n_topics=2)))
+            real_note = "lee_background.cor (gensim test data), GloVe 6B 50d"
+    settings = []
+    for name, data in corpora:
+        for K in Ks:
+            settings.append(_setting(name, data, K, args))
+            print(json.dumps(settings[-1]), file=sys.stderr, flush=True)
+
+    def pick(corpus: str, K: int, key: str) -> float | None:
+        for s in settings:
+            if s["corpus"] == corpus and s["K"] == K:
+                return s[key] if key.startswith("speedup") else s["cholesky"]["tokens_per_s"]
+        return None
+
+    headline = "lee+glove50" if any(s["corpus"] == "lee+glove50" for s in settings) else "synthetic"
+    chol_k20 = pick(headline, 20, "tokens")
+    summary = {
+        "alias_speedup_vs_cholesky_k100": pick(headline, 100, "speedup_alias_vs_cholesky"),
+        "cholesky_tokens_per_s_d50_k20": chol_k20,
+        "headline_corpus": headline,
+        "alias_speedup_vs_cholesky_k100_synthetic": pick(
+            "synthetic", 100, "speedup_alias_vs_cholesky"
+        ),
+        "alias_stale_doc_speedup_vs_cholesky_k100": pick(
+            headline, 100, "speedup_alias_stale_doc_vs_cholesky"
+        ),
+        "cholesky_tokens_per_s_d50_k20_synthetic": pick("synthetic", 20, "tokens"),
+        "java_reference_tokens_per_s_d50_k20_quoted": JAVA_TOKENS_PER_S_D50_K20,
+        "cholesky_vs_java_quoted": None if chol_k20 is None else chol_k20 / 19_000,
+        "timing": "CPU seconds of the sampling thread (time.thread_time); wall in settings",
+        "real_corpus": real_note,
+        "load_average": list(os.getloadavg()),
+    }
+    print(json.dumps({"settings": settings, "summary": summary}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,692 @@
+"""Collapsed Gibbs samplers of Gaussian LDA: exact (``cgs``) and alias-table MH (``alias-mh``).
+
+``bayeswe.fit("gaussian_lda", data, method="cgs" | "alias-mh", seed=, chains=, ...)``
+calls :func:`sample_gaussian_lda`. The sampler is a small per-chain
+:class:`GLDAState` (topic assignments plus the cached Cholesky factors of eq. (2)-(4))
+and a pure-ish :func:`step` (one sweep over all tokens by a Numba kernel of
+:mod:`bayeswe.kernels.glda`); the driver runs chains, burn-in, thinning and
+checkpoints.
+
+Saved per kept sweep (the collapsed state ``z`` determines the conditional
+posterior of the integrated-out parameters; we save its **means**, i.e.
+Rao-Blackwellised estimates, not draws from it):
+
+* ``theta (doc, topic)``: ``E[theta_d | z] = (n_dk + alpha_k) / (N_d + sum alpha)``;
+* ``mu (topic, dim)``: ``E[mu_k | z] = mu_k`` of eq. (2);
+* ``Sigma (topic, dim, dim2)``: ``E[Sigma_k | z] = Psi_k / (nu_k - D - 1)``
+  (the inverse-Wishart mean; it exists because ``nu_k = nu + N_k > D + 1`` whenever
+  ``nu > D + 1`` or the topic holds enough tokens; otherwise the mode
+  ``Psi_k / (nu_k + D + 1)`` is saved and ``attrs["sigma_mode_used"]`` says how often);
+* ``topic_tokens (topic)``: ``N_k``, the number of tokens of each topic.
+
+``sample_stats``: ``lp`` = ``log p(z, v)`` (theta, mu, Sigma integrated out) and
+``acceptance_rate`` (MH acceptance of the sweep; 1 for exact Gibbs).
+``warmup_sample_stats`` holds ``lp`` of every burn-in sweep.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import arviz as az
+import numpy as np
+
+from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
+from bayeswe.kernels import glda as kern
+from bayeswe.options import build_options, check_bool, check_choice, check_int
+
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "GLDAGibbsArgs",
+    "GLDAProblem",
+    "GLDAState",
+    "StepInfo",
+    "init_state",
+    "sample_gaussian_lda",
+    "step",
+]
+
+CHECKPOINT_VERSION = 1
+METHODS = ("cgs", "alias-mh")
+
+
+# --------------------------------------------------------------------------- problem
+
+
+@dataclass(frozen=True, eq=False)
+class GLDAProblem:
+    """Flat arrays of a :class:`GaussianLDAData`: tokens, embeddings, priors."""
+
+    data: GaussianLDAData
+    tok_doc: np.ndarray  # int32 (N,), documents in order
+    tok_word: np.ndarray  # int32 (N,)
+    emb: np.ndarray  # float64 (V, D)
+    alpha: np.ndarray  # float64 (K,)
+    mu0: np.ndarray
+    kappa0: float
+    nu0: float
+    Psi0: np.ndarray
+    logdet_psi0: float
+
+    @classmethod
+    def from_data(cls, data: GaussianLDAData) -> GLDAProblem:
+        if not isinstance(data, GaussianLDAData):
+            raise GaussianLDADataError(
+                "Gaussian LDA samplers take a bayeswe.glda.GaussianLDAData, got "
+                f"{type(data).__name__}"
+            )
+        doc, word = data.corpus.tokens()
+        return cls(
+            data=data,
+            tok_doc=np.ascontiguousarray(doc, dtype=np.int32),
+            tok_word=np.ascontiguousarray(word, dtype=np.int32),
+            emb=np.ascontiguousarray(data.embeddings, dtype=np.float64),
+            alpha=np.ascontiguousarray(data.alpha, dtype=np.float64),
+            mu0=np.ascontiguousarray(data.mu0, dtype=np.float64),
+            kappa0=float(data.kappa),
+            nu0=float(data.nu),
+            Psi0=np.ascontiguousarray(data.Psi, dtype=np.float64),
+            logdet_psi0=float(np.linalg.slogdet(data.Psi)[1]),
+        )
+
+    @property
+    def K(self) -> int:
+        return int(self.alpha.shape[0])
+
+    @property
+    def D(self) -> int:
+        return int(self.emb.shape[1])
+
+    @property
+    def n_docs(self) -> int:
+        return self.data.n_docs
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.tok_doc.shape[0])
+
+    def fingerprint(self) -> str:
+        """Hash of everything that defines the posterior (checked on resume)."""
+        h = hashlib.sha256()
+        for a in (self.tok_doc, self.tok_word, self.emb, self.alpha, self.mu0, self.Psi0):
+            h.update(np.ascontiguousarray(a).tobytes())
+        h.update(repr((self.kappa0, self.nu0)).encode())
+        return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- state / step
+
+
+@dataclass(eq=False)
+class GLDAState:
+    """One chain: assignments, counts, topic parameters, alias tables, random stream."""
+
+    z: np.ndarray  # int32 (N,)
+    n_dk: np.ndarray  # int32 (n_docs, K)
+    mu: np.ndarray  # (K, D) posterior means of eq. (2)
+    R: np.ndarray  # (K, D, D) upper Cholesky factors of Psi_k (Psi_k = R_k' R_k)
+    invd: np.ndarray  # (K, D) 1 / diag(R_k)
+    logdet: np.ndarray  # (K,) log|Psi_k|
+    kappa_k: np.ndarray
+    nu_k: np.ndarray
+    tconst: np.ndarray
+    tscale: np.ndarray
+    texp: np.ndarray
+    rng: np.ndarray  # uint64 (1,) splitmix64 state
+    sweep: int = 0
+    # alias tables (alias-mh only; empty arrays otherwise)
+    stale_logw: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
+    stale_logq: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    alias_prob: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 0)))
+    alias_idx: np.ndarray = dataclasses.field(
+        default_factory=lambda: np.zeros((0, 0), dtype=np.int32)
+    )
+    uses: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    ARRAYS = (
+        "z", "n_dk", "mu", "R", "invd", "logdet", "kappa_k", "nu_k", "tconst", "tscale", "texp",
+        "rng", "stale_logw", "stale_logq", "alias_prob", "alias_idx", "uses",
+    )  # fmt: skip
+
+    @property
+    def counts_k(self) -> np.ndarray:
+        return self.n_dk.sum(axis=0)
+
+    def psi(self) -> np.ndarray:
+        """``Psi_k = R_k' R_k`` for every topic, ``(K, D, D)``."""
+        return np.swapaxes(self.R, 1, 2) @ self.R
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """What one sweep did."""
+
+    lp: float
+    acceptance_rate: float
+    changed: int
+    rebuilds: int
+
+
+def _chain_seeds(seed: int, chain: int) -> tuple[np.random.Generator, np.ndarray]:
+    ss = np.random.SeedSequence(seed, spawn_key=(chain,))
+    init_ss, kern_ss = ss.spawn(2)
+    rng = kern_ss.generate_state(1, dtype=np.uint64).astype(np.uint64)
+    return np.random.Generator(np.random.PCG64(init_ss)), rng
+
+
+def _kmeans_topics(
+    problem: GLDAProblem, gen: np.random.Generator, iters: int = 20, restarts: int = 4
+) -> np.ndarray:
+    """Topic of each token from weighted k-means of the word types.
+
+    k-means++ seeding, ``restarts`` runs, the one of least weighted inertia is kept.
+    """
+    K = problem.K
+    types, counts = np.unique(problem.tok_word, return_counts=True)
+    X = problem.emb[types]
+    w = counts.astype(np.float64)
+    best, best_inertia = None, np.inf
+    for _ in range(restarts):
+        centers = np.empty((K, X.shape[1]))
+        centers[0] = X[gen.choice(len(types), p=w / w.sum())]
+        d2 = ((X - centers[0]) ** 2).sum(axis=1)
+        for k in range(1, K):
+            p = w * d2
+            p = w / w.sum() if p.sum() <= 0 else p / p.sum()
+            centers[k] = X[gen.choice(len(types), p=p)]
+            d2 = np.minimum(d2, ((X - centers[k]) ** 2).sum(axis=1))
+        for _ in range(iters):
+            dist = (X * X).sum(axis=1)[:, None] - 2.0 * X @ centers.T + (centers**2).sum(axis=1)
+            label = dist.argmin(axis=1)
+            for k in range(K):
+                mask = label == k
+                if mask.any():
+                    centers[k] = (w[mask, None] * X[mask]).sum(axis=0) / w[mask].sum()
+        inertia = float((w * dist[np.arange(len(types)), label]).sum())
+        if inertia < best_inertia:
+            best, best_inertia = label, inertia
+    topic_of_type = np.zeros(problem.emb.shape[0], dtype=np.int32)
+    topic_of_type[types] = best
+    return topic_of_type[problem.tok_word]
+
+
+def init_state(
+    problem: GLDAProblem,
+    *,
+    seed: int,
+    chain: int = 0,
+    method: str = "cgs",
+    init: str = "random",
+    z: np.ndarray | None = None,
+) -> GLDAState:
+    """A chain's start: topics by ``init`` (or ``z``), topic factors from scratch.
+
+    ``init="random"``: uniform topics per token; ``"kmeans"``: every token of a word
+    type gets the word's cluster from weighted k-means (k-means++ seeding) of the
+    word vectors - collapsed Gibbs moves one token at a time and can stay for
+    hundreds of sweeps in a mode where one topic covers two clusters, which a
+    k-means start mostly avoids. Chain ``c`` draws its start from
+    ``PCG64(SeedSequence(seed, (c,)).spawn(2)[0])`` and seeds its sweep stream from the
+    second child, so chains are independent and the draws do not depend on how many
+    chains run or in which thread.
+    """
+    K, D, V = problem.K, problem.D, problem.emb.shape[0]
+    gen, rng = _chain_seeds(seed, chain)
+    if z is None and init == "kmeans":
+        z = _kmeans_topics(problem, gen)
+    elif z is None:
+        z = gen.integers(0, K, size=problem.n_tokens).astype(np.int32)
+    else:
+        z = np.ascontiguousarray(z, dtype=np.int32)
+        if z.shape != (problem.n_tokens,) or z.min() < 0 or z.max() >= K:
+            raise ValueError(f"initial z must have shape ({problem.n_tokens},) in [0, {K})")
+    n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
+    np.add.at(n_dk, (problem.tok_doc, z), 1)
+    mu = np.zeros((K, D))
+    R = np.zeros((K, D, D))
+    invd = np.zeros((K, D))
+    logdet = np.zeros(K)
+    kappa_k, nu_k = np.zeros(K), np.zeros(K)
+    tconst, tscale, texp = np.zeros(K), np.zeros(K), np.zeros(K)
+    ok = kern.init_topics(
+        problem.tok_word, z, problem.emb, K, problem.mu0, problem.kappa0, problem.nu0,
+        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, R, invd, logdet, kappa_k, nu_k,
+        tconst, tscale, texp, np.zeros((K, D, D)),
+    )  # fmt: skip
+    if not ok:
+        raise GaussianLDADataError("a topic's scatter matrix Psi_k is not positive definite")
+    state = GLDAState(z, n_dk, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, rng)
+    if method == "alias-mh":
+        state.stale_logw = np.zeros((V, K))
+        state.stale_logq = np.zeros(V)
+        state.alias_prob = np.zeros((V, K))
+        state.alias_idx = np.zeros((V, K), dtype=np.int32)
+        state.uses = np.full(V, -1, dtype=np.int64)  # -1: table not built yet
+    return state
+
+
+def step(
+    problem: GLDAProblem,
+    state: GLDAState,
+    *,
+    method: str = "cgs",
+    mh_steps: int = 2,
+    rebuild_every: int | None = None,
+    fresh_doc: bool = True,
+    _broken: int = 0,
+) -> StepInfo:
+    """One sweep over all tokens (updates ``state`` in place) and its :class:`StepInfo`.
+
+    ``_broken`` (tests only) selects a deliberately wrong MH acceptance in
+    ``alias-mh``: 1 = always accept, 2 = log-densities in place of densities.
+    """
+    K, D = problem.K, problem.D
+    args = (
+        problem.tok_doc, problem.tok_word, state.z, problem.emb, problem.alpha, state.n_dk,
+        state.mu, state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
+        state.tscale, state.texp,
+    )  # fmt: skip
+    N = problem.n_tokens
+    kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
+                       state.tscale, state.texp)  # fmt: skip
+    if method == "cgs":
+        work = np.empty(3 * D + 2 * K)
+        muT, RT, invdT = np.empty((D, K)), np.zeros((D, D, K)), np.empty((D, K))
+        kern.topic_minor(state.mu, state.R, state.invd, muT, RT, invdT)
+        changed = kern.sweep_cgs(*args, state.rng, work, 0, N, muT, RT, invdT, np.empty((D, K)))
+        acc, rebuilds = 1.0, 0
+    elif method == "alias-mh":
+        work = np.empty(3 * D + 4 * K)
+        iwork = np.empty(2 * K, dtype=np.int32)
+        stats = np.zeros(3, dtype=np.int64)
+        z_before = state.z.copy()
+        kern.sweep_alias(
+            *args, state.stale_logw, state.stale_logq, state.alias_prob, state.alias_idx,
+            state.uses, K if rebuild_every is None else int(rebuild_every), int(mh_steps),
+            bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats,
+        )  # fmt: skip
+        acc = float(stats[1]) / max(int(stats[0]), 1)
+        changed = int((z_before != state.z).sum())
+        rebuilds = int(stats[2])
+    else:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    state.sweep += 1
+    return StepInfo(_lp(problem, state), acc, int(changed), rebuilds)
+
+
+def _lp(problem: GLDAProblem, state: GLDAState) -> float:
+    return float(
+        kern.log_joint(
+            state.n_dk,
+            problem.alpha,
+            state.counts_k,
+            state.R,
+            problem.kappa0,
+            problem.nu0,
+            problem.logdet_psi0,
+            problem.D,
+        )  # fmt: skip
+    )
+
+
+def _summaries(problem: GLDAProblem, state: GLDAState) -> tuple[np.ndarray, ...]:
+    """theta, mu, Sigma (conditional posterior means given z) and N_k; #mode fallbacks."""
+    D = problem.D
+    n_d = state.n_dk.sum(axis=1, keepdims=True)
+    theta = (state.n_dk + problem.alpha) / (n_d + problem.alpha.sum())
+    denom = state.nu_k - D - 1.0
+    use_mode = denom <= 0
+    denom = np.where(use_mode, state.nu_k + D + 1.0, denom)
+    sigma = state.psi() / denom[:, None, None]
+    return theta, state.mu.copy(), sigma, state.counts_k.astype(np.int64), int(use_mode.sum())
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True, kw_only=True)
+class GLDAGibbsArgs:
+    """Options of ``method="cgs"`` and ``"alias-mh"``; ``None`` means the default shown.
+
+    Attributes
+    ----------
+    sweeps
+        Sweeps after burn-in (default 200); every ``thin``-th is kept.
+    burn_in
+        Sweeps discarded first (default 100).
+    thin
+        Keep one sweep in ``thin`` (default 1).
+    mh_steps
+        ``alias-mh``: MH steps per token (default 2).
+    rebuild_every
+        ``alias-mh``: a word's alias table is rebuilt after this many uses (default K,
+        Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth). Tables
+        built from past states make the chain slightly adaptive (see
+        :func:`bayeswe.kernels.glda.sweep_alias`); a huge value freezes the tables after
+        their first build, which is exact but lowers acceptance as topics move.
+    fresh_doc
+        ``alias-mh``: the proposal's document term ``n_dk t(v | k)`` uses fresh topic
+        parameters (default True, the paper's choice; one solve per topic of the
+        document) or the stale ones of the alias table (False: no solve, faster,
+        lower acceptance).
+    init
+        Start of each chain: ``"kmeans"`` (default; tokens of a word type start in the
+        word's weighted k-means cluster) or ``"random"`` (uniform topic per token).
+    threads
+        Chains run in parallel in this many threads (default ``min(chains, 2)``).
+        The draws do not depend on it.
+    checkpoint
+        File holding the run's state; if it exists the run resumes from it.
+    checkpoint_every
+        Sweeps between checkpoint writes (default 50; the end is always written).
+    callback
+        Called as ``callback(sweeps_done)`` after each sweep of all chains.
+    """
+
+    sweeps: int | None = None
+    burn_in: int | None = None
+    thin: int | None = None
+    mh_steps: int | None = None
+    rebuild_every: int | None = None
+    fresh_doc: bool | None = None
+    init: str | None = None
+    threads: int | None = None
+    checkpoint: str | os.PathLike[str] | None = None
+    checkpoint_every: int | None = None
+    callback: Callable[[int], None] | None = None
+
+    @classmethod
+    def from_options(cls, method: str, options: Mapping[str, Any]) -> GLDAGibbsArgs:
+        """Build and validate (``ValueError`` for an unknown option or a bad value)."""
+        args = build_options(cls, method, options)
+        if method == "cgs":
+            given = [
+                n for n in ("mh_steps", "rebuild_every", "fresh_doc") if options.get(n) is not None
+            ]
+            if given:
+                raise ValueError(f"option(s) {', '.join(given)} apply to method 'alias-mh' only")
+        return args
+
+    def validate(self) -> None:
+        for name, minimum in (
+            ("sweeps", 1),
+            ("burn_in", 0),
+            ("thin", 1),
+            ("mh_steps", 1),
+            ("rebuild_every", 1),
+            ("threads", 1),
+            ("checkpoint_every", 1),
+        ):
+            check_int(name, getattr(self, name), minimum=minimum)
+        check_bool("fresh_doc", self.fresh_doc)
+        check_choice("init", self.init, ("kmeans", "random"))
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError("callback must be callable")
+
+    def settings(self, K: int) -> dict[str, Any]:
+        """The options that define the draws (compared on resume)."""
+        return {
+            "sweeps": 200 if self.sweeps is None else int(self.sweeps),
+            "burn_in": 100 if self.burn_in is None else int(self.burn_in),
+            "thin": 1 if self.thin is None else int(self.thin),
+            "mh_steps": 2 if self.mh_steps is None else int(self.mh_steps),
+            "rebuild_every": K if self.rebuild_every is None else int(self.rebuild_every),
+            "fresh_doc": True if self.fresh_doc is None else bool(self.fresh_doc),
+            "init": "kmeans" if self.init is None else self.init,
+        }
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def _write_atomic(path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
+    """Write an ``.npz`` next to ``path`` and rename it into place (atomic on POSIX)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_checkpoint(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files if k != "meta"}
+            meta = json.loads(str(f["meta"]))
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"cannot read checkpoint {path}: {exc}") from None
+    if meta.get("version") != CHECKPOINT_VERSION or meta.get("model") != "gaussian_lda":
+        raise ValueError(f"{path} is not a Gaussian LDA checkpoint of version {CHECKPOINT_VERSION}")
+    return arrays, meta
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def sample_gaussian_lda(
+    data: GaussianLDAData,
+    *,
+    method: str = "cgs",
+    seed: int,
+    chains: int | None = None,
+    **options: Any,
+) -> az.InferenceData:
+    """Sample Gaussian LDA by collapsed Gibbs (eq. 1), exact or with alias-table MH.
+
+    Parameters
+    ----------
+    data
+        The corpus, embeddings and priors.
+    method
+        ``"cgs"`` (exact, O(K D^2) per token with Cholesky updates) or ``"alias-mh"``.
+    seed
+        Seed in ``[0, 2**32 - 1]``; with the options it determines every draw.
+    chains
+        Number of chains (default 4).
+    **options
+        See :class:`GLDAGibbsArgs`.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior``: ``theta (doc, topic)``, ``mu (topic, dim)``,
+        ``Sigma (topic, dim, dim2)`` (conditional posterior means given ``z``, see the
+        module docstring) and ``topic_tokens (topic)``; ``sample_stats``: ``lp``,
+        ``acceptance_rate``; ``warmup_sample_stats``: ``lp``. ``attrs``: method,
+        seed, sweeps, burn_in, thin, threads, wall_time, resumed, the priors.
+
+    Raises
+    ------
+    ValueError
+        Bad options, or a checkpoint written for other data or settings.
+    GaussianLDADataError
+        ``data`` is not a :class:`GaussianLDAData`.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    problem = GLDAProblem.from_data(data)
+    args = GLDAGibbsArgs.from_options(method, options)
+    if chains is None:
+        chains = 4
+    if isinstance(chains, bool) or not isinstance(chains, (int, np.integer)) or chains < 1:
+        raise ValueError(f"chains must be a positive integer, got {chains!r}")
+    chains = int(chains)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = int(seed)
+    K, D, n_docs = problem.K, problem.D, problem.n_docs
+    settings = args.settings(K)
+    burn_in, sweeps, thin = settings["burn_in"], settings["sweeps"], settings["thin"]
+    total = burn_in + sweeps
+    n_keep = -(-sweeps // thin)
+    meta_run = {
+        "version": CHECKPOINT_VERSION,
+        "model": "gaussian_lda",
+        "method": method,
+        "fingerprint": problem.fingerprint(),
+        "seed": seed,
+        "chains": chains,
+        **settings,
+    }
+    step_kw = {
+        "method": method,
+        "mh_steps": settings["mh_steps"],
+        "rebuild_every": settings["rebuild_every"],
+        "fresh_doc": settings["fresh_doc"],
+    }
+
+    path = None if args.checkpoint is None else Path(args.checkpoint)
+    resumed = path is not None and path.exists()
+    if resumed:
+        arrays, meta = _read_checkpoint(path)
+        mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
+        if mismatch:
+            raise ValueError(f"checkpoint {path} was written for another run: {mismatch}")
+        states = []
+        for c in range(chains):
+            fields = {name: arrays[f"state_{name}"][c].copy() for name in GLDAState.ARRAYS}
+            states.append(GLDAState(**fields, sweep=int(meta["sweep"])))
+        out = {name: arrays[name] for name in _OUT_ARRAYS}
+        wall_before = float(meta["wall_time"])
+        mode_used = int(meta["sigma_mode_used"])
+    else:
+        states = [
+            init_state(problem, seed=seed, chain=c, method=method, init=settings["init"])
+            for c in range(chains)
+        ]
+        out = {
+            "theta": np.zeros((chains, n_keep, n_docs, K)),
+            "mu": np.zeros((chains, n_keep, K, D)),
+            "Sigma": np.zeros((chains, n_keep, K, D, D)),
+            "topic_tokens": np.zeros((chains, n_keep, K), dtype=np.int64),
+            "lp": np.zeros((chains, n_keep)),
+            "acceptance_rate": np.zeros((chains, n_keep)),
+            "warmup_lp": np.zeros((chains, burn_in)),
+            "rebuilds": np.zeros(chains, dtype=np.int64),
+        }
+        wall_before = 0.0
+        mode_used = 0
+
+    threads = min(chains, 2) if args.threads is None else min(int(args.threads), chains)
+    start = time.perf_counter()
+
+    def save(done: int) -> None:
+        meta = {
+            **meta_run,
+            "sweep": done,
+            "wall_time": wall_before + time.perf_counter() - start,
+            "sigma_mode_used": mode_used,
+        }
+        arrays = {
+            f"state_{name}": np.stack([getattr(s, name) for s in states])
+            for name in GLDAState.ARRAYS
+        }
+        arrays.update(out)
+        _write_atomic(path, arrays, meta)
+
+    def run_chain(c: int, t: int) -> StepInfo:
+        return step(problem, states[c], **step_kw)
+
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    try:
+        every = 50 if args.checkpoint_every is None else int(args.checkpoint_every)
+        for t in range(states[0].sweep, total):
+            if pool is None:
+                infos = [run_chain(c, t) for c in range(chains)]
+            else:
+                infos = list(pool.map(lambda c, t=t: run_chain(c, t), range(chains)))
+            for c, info in enumerate(infos):
+                out["rebuilds"][c] += info.rebuilds
+                if t < burn_in:
+                    out["warmup_lp"][c, t] = info.lp
+                elif (t - burn_in) % thin == 0:
+                    j = (t - burn_in) // thin
+                    theta, mu, sigma, nk, n_mode = _summaries(problem, states[c])
+                    out["theta"][c, j] = theta
+                    out["mu"][c, j] = mu
+                    out["Sigma"][c, j] = sigma
+                    out["topic_tokens"][c, j] = nk
+                    out["lp"][c, j] = info.lp
+                    out["acceptance_rate"][c, j] = info.acceptance_rate
+                    mode_used += n_mode
+            done = t + 1
+            if path is not None and (done % every == 0 or done == total):
+                save(done)
+            if args.callback is not None:
+                args.callback(done)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    wall_time = wall_before + time.perf_counter() - start
+
+    attrs = {
+        "model": "gaussian_lda",
+        "method": method,
+        "seed": seed,
+        "chains": chains,
+        "sweeps": sweeps,
+        "burn_in": burn_in,
+        "thin": thin,
+        "threads": threads,
+        "init": settings["init"],
+        "wall_time": wall_time,
+        "resumed": int(resumed),
+        "n_tokens": problem.n_tokens,
+        "saved_parameters": "conditional posterior means given z (Rao-Blackwellised)",
+        "sigma_mode_used": mode_used,
+        "alpha": json.dumps(problem.alpha.tolist()),
+        "kappa": problem.kappa0,
+        "nu": problem.nu0,
+        "rng": "splitmix64 per chain from SeedSequence(seed, spawn_key=(chain,))",
+    }
+    if method == "alias-mh":
+        attrs.update(
+            mh_steps=settings["mh_steps"],
+            rebuild_every=settings["rebuild_every"],
+            fresh_doc=int(settings["fresh_doc"]),
+            alias_rebuilds=json.dumps(out["rebuilds"].tolist()),
+        )
+    return _to_idata(problem, out, attrs)
+
+
+_OUT_ARRAYS = (
+    "theta", "mu", "Sigma", "topic_tokens", "lp", "acceptance_rate", "warmup_lp", "rebuilds",
+)  # fmt: skip
+
+
+def _to_idata(problem: GLDAProblem, out: Mapping[str, np.ndarray], attrs: dict) -> az.InferenceData:
+    coords = problem.data.coords()
+    coords.pop("word")
+    idata = az.from_dict(
+        posterior={k: out[k] for k in ("theta", "mu", "Sigma", "topic_tokens")},
+        sample_stats={"lp": out["lp"], "acceptance_rate": out["acceptance_rate"]},
+        warmup_sample_stats={"lp": out["warmup_lp"]} if out["warmup_lp"].shape[1] else None,
+        coords=coords,
+        dims={
+            "theta": ["doc", "topic"],
+            "mu": ["topic", "dim"],
+            "Sigma": ["topic", "dim", "dim2"],
+            "topic_tokens": ["topic"],
+        },
+        save_warmup=bool(out["warmup_lp"].shape[1]),
+        attrs=attrs,
+    )
+    for group in ("posterior", "sample_stats"):
+        idata[group].attrs.update(attrs)
+    return idata

@@ -1,0 +1,197 @@
+"""Using fitted Gaussian LDA topics: top words (Table 1) and held-out documents (section 5.2)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy.special import gammaln
+
+from bayeswe.corpus import BagOfWords
+from bayeswe.glda.data import GaussianLDADataError
+from bayeswe.kernels import glda as kern
+
+__all__ = ["infer_theta", "predictive_log_density", "top_words"]
+
+
+def _draw(idata: az.InferenceData, chain: int, draw: int) -> dict[str, Any]:
+    post = idata.posterior
+    for name in ("mu", "Sigma", "topic_tokens"):
+        if name not in post:
+            raise ValueError(f"idata has no posterior variable {name!r}: not a Gaussian LDA fit")
+    attrs = {**post.attrs, **idata.attrs}
+    return {
+        "mu": post["mu"].values[chain, draw],
+        "Sigma": post["Sigma"].values[chain, draw],
+        "N": post["topic_tokens"].values[chain, draw],
+        "kappa": float(attrs["kappa"]),
+        "nu": float(attrs["nu"]),
+        "alpha": np.asarray(json.loads(attrs["alpha"]), dtype=np.float64),
+    }
+
+
+def predictive_log_density(
+    idata: az.InferenceData,
+    embeddings: np.ndarray,
+    *,
+    chain: int = 0,
+    draw: int = -1,
+) -> np.ndarray:
+    """``(V, K)`` log posterior-predictive densities (eq. 1/2) of ``embeddings`` per topic.
+
+    Uses the saved state of one sweep (``chain``, ``draw``; default the last draw of
+    chain 0, as the paper's "final sample"): ``Sigma`` there is ``Psi_k / (nu_k - D - 1)``
+    and ``topic_tokens`` is ``N_k``, which give back ``Psi_k``, ``kappa_k``, ``nu_k``
+    and so the multivariate t of eq. (1).
+    """
+    p = _draw(idata, chain, draw)
+    emb = _check_embeddings(embeddings, p["mu"].shape[1])
+    D = emb.shape[1]
+    kap = p["kappa"] + p["N"]
+    nuk = p["nu"] + p["N"]
+    denom = np.where(nuk - D - 1.0 > 0, nuk - D - 1.0, nuk + D + 1.0)
+    psi = p["Sigma"] * denom[:, None, None]
+    dof = nuk - D + 1.0
+    c = (kap + 1.0) / (kap * dof)
+    out = np.empty((emb.shape[0], p["mu"].shape[0]))
+    for k in range(p["mu"].shape[0]):
+        Lk = np.linalg.cholesky(c[k] * psi[k])
+        y = np.linalg.solve(Lk, (emb - p["mu"][k]).T)
+        q = (y * y).sum(axis=0)
+        logdet = 2.0 * np.log(np.diag(Lk)).sum()
+        out[:, k] = (
+            gammaln(0.5 * (dof[k] + D))
+            - gammaln(0.5 * dof[k])
+            - 0.5 * D * np.log(dof[k] * np.pi)
+            - 0.5 * logdet
+            - 0.5 * (dof[k] + D) * np.log1p(q / dof[k])
+        )
+    return out
+
+
+def top_words(
+    idata: az.InferenceData,
+    words: Any,
+    embeddings: np.ndarray,
+    *,
+    n: int = 10,
+    chain: int = 0,
+    draw: int = -1,
+) -> pd.DataFrame:
+    """Each topic's ``n`` words of highest posterior-predictive density (Table 1).
+
+    Parameters
+    ----------
+    idata
+        A ``cgs``/``alias-mh`` fit.
+    words, embeddings
+        Candidate words and their ``(V, D)`` vectors (e.g. the corpus vocabulary, or
+        any larger GloVe vocabulary).
+    n
+        Words per topic.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per topic (index ``topic``), columns ``0..n-1``.
+    """
+    words = list(getattr(words, "words", words))
+    logp = predictive_log_density(idata, embeddings, chain=chain, draw=draw)
+    if len(words) != logp.shape[0]:
+        raise GaussianLDADataError(f"{len(words)} words for {logp.shape[0]} embedding rows")
+    order = np.argsort(-logp, axis=0, kind="stable")[:n]
+    table = pd.DataFrame(
+        [[words[i] for i in order[:, k]] for k in range(logp.shape[1])],
+        index=pd.Index(range(logp.shape[1]), name="topic"),
+    )
+    return table
+
+
+def _check_embeddings(embeddings: np.ndarray, D: int) -> np.ndarray:
+    emb = np.asarray(embeddings, dtype=np.float64)
+    if emb.ndim != 2 or emb.shape[1] != D:
+        raise GaussianLDADataError(
+            f"dimension mismatch: embeddings have shape {emb.shape}, the topics have D = {D}"
+        )
+    if not np.isfinite(emb).all():
+        raise GaussianLDADataError("embeddings contain NaN or infinite values")
+    return np.ascontiguousarray(emb)
+
+
+def infer_theta(
+    idata: az.InferenceData,
+    new_corpus: BagOfWords,
+    embeddings: np.ndarray,
+    *,
+    seed: int,
+    sweeps: int = 100,
+    burn_in: int = 50,
+    chain: int = 0,
+    draw: int = -1,
+) -> xr.DataArray:
+    """Topic proportions of new documents with the learned topics fixed (section 5.2).
+
+    The new documents may contain words never seen in training: only their
+    embeddings matter. Topics are fixed at the saved state of one sweep (``chain``,
+    ``draw``) with their posterior-predictive t densities (eq. 1); the held-out
+    tokens' topics are Gibbs-sampled with ``theta`` integrated out ("G-LDA (fix)").
+
+    Parameters
+    ----------
+    idata
+        A ``cgs``/``alias-mh`` fit.
+    new_corpus
+        The held-out documents (own vocabulary; non-empty documents).
+    embeddings
+        ``(V_new, D)`` vectors of ``new_corpus``'s vocabulary.
+    seed
+        Seed of the Gibbs sampler.
+    sweeps, burn_in
+        Sweeps after burn-in whose ``E[theta_d | z]`` are averaged, and sweeps before.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``(doc, topic)`` posterior mean of ``theta`` for the new documents.
+    """
+    if not isinstance(new_corpus, BagOfWords):
+        raise GaussianLDADataError("new_corpus must be a BagOfWords")
+    new_corpus.check_nonempty()
+    if embeddings is None or np.shape(embeddings)[0] != new_corpus.n_words:
+        raise GaussianLDADataError(
+            f"dimension mismatch: {np.shape(embeddings)[0] if embeddings is not None else 0} "
+            f"embedding rows for a vocabulary of {new_corpus.n_words} words"
+        )
+    for name, value, low in (("sweeps", sweeps, 1), ("burn_in", burn_in, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    alpha = _draw(idata, chain, draw)["alpha"]
+    loglik = predictive_log_density(idata, embeddings, chain=chain, draw=draw)
+    K = alpha.size
+    doc, word = new_corpus.tokens()
+    doc = np.ascontiguousarray(doc, dtype=np.int32)
+    word = np.ascontiguousarray(word, dtype=np.int32)
+    ss = np.random.SeedSequence(int(seed))
+    init_ss, kern_ss = ss.spawn(2)
+    z = np.random.default_rng(init_ss).integers(0, K, size=doc.size).astype(np.int32)
+    rng = kern_ss.generate_state(1, dtype=np.uint64).astype(np.uint64)
+    n_dk = np.zeros((new_corpus.n_docs, K), dtype=np.int32)
+    np.add.at(n_dk, (doc, z), 1)
+    logw = np.empty(K)
+    theta = np.zeros((new_corpus.n_docs, K))
+    n_d = new_corpus.doc_lengths[:, None].astype(np.float64)
+    for t in range(burn_in + sweeps):
+        kern.sweep_fixed(doc, word, z, loglik, alpha, n_dk, rng, logw)
+        if t >= burn_in:
+            theta += (n_dk + alpha) / (n_d + alpha.sum())
+    theta /= sweeps
+    return xr.DataArray(
+        theta,
+        dims=("doc", "topic"),
+        coords={"doc": list(new_corpus.doc_ids), "topic": list(range(K))},
+        name="theta",
+    )

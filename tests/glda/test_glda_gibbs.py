@@ -1,0 +1,99 @@
+"""The Gaussian LDA samplers through bayeswe.fit: recovery, seeds, chains, checkpoints, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+import bayeswe
+from bayeswe.glda.simulate import simulate_gaussian_lda
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    return simulate_gaussian_lda(n_docs=60, doc_length=50, n_topics=4, dim=5, seed=11)
+
+
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_recovers_topic_means(synthetic, method: str) -> None:
+    """mu_k within 0.25 of the truth in every coordinate after aligning topics.
+
+    3,000 tokens, ~750 per topic with unit-scale covariance: the posterior sd of a
+    coordinate of mu_k is about 1/sqrt(750) = 0.04 and the sample mean of a topic's
+    tokens is off the truth by about as much, so 0.25 is ~4 combined sd; the topic
+    means are ~4 apart, so a wrong clustering misses by far more.
+    """
+    data, truth = synthetic
+    idata = bayeswe.fit("gaussian_lda", data, method=method, seed=5, chains=1, sweeps=10,
+                        burn_in=30)  # fmt: skip
+    mu = idata.posterior["mu"].values[0].mean(axis=0)
+    cost = np.linalg.norm(mu[:, None] - truth.mu[None], axis=-1)
+    rows, cols = linear_sum_assignment(cost)
+    err = np.abs(mu[rows] - truth.mu[cols]).max()
+    assert err < 0.25, err
+    assert idata.posterior["theta"].dims == ("chain", "draw", "doc", "topic")
+    assert idata.posterior["Sigma"].dims == ("chain", "draw", "topic", "dim", "dim2")
+    assert idata.posterior["mu"].dims == ("chain", "draw", "topic", "dim")
+    np.testing.assert_allclose(idata.posterior["theta"].values.sum(axis=-1), 1.0)
+    assert idata.posterior["topic_tokens"].values.sum(axis=-1).min() == data.corpus.n_tokens
+    assert idata.attrs["method"] == method and idata.attrs["seed"] == 5
+    assert idata.warmup_sample_stats["lp"].shape == (1, 30)
+    acc = idata.sample_stats["acceptance_rate"].values
+    assert ((acc > 0) & (acc <= 1)).all()
+
+
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_same_seed_same_draws_any_threads(tiny, method: str) -> None:
+    kw = dict(method=method, chains=3, sweeps=6, burn_in=4, thin=2)
+    a = bayeswe.fit("gaussian_lda", tiny, seed=7, threads=1, **kw)
+    b = bayeswe.fit("gaussian_lda", tiny, seed=7, threads=3, **kw)
+    c = bayeswe.fit("gaussian_lda", tiny, seed=8, threads=1, **kw)
+    for name in ("theta", "mu", "Sigma"):
+        np.testing.assert_array_equal(a.posterior[name].values, b.posterior[name].values)
+    np.testing.assert_array_equal(a.sample_stats["lp"].values, b.sample_stats["lp"].values)
+    assert a.posterior["theta"].shape[:2] == (3, 3)
+    assert not np.array_equal(a.sample_stats["lp"].values, c.sample_stats["lp"].values)
+    # chains are distinct streams
+    lp = a.sample_stats["lp"].values
+    assert not np.array_equal(lp[0], lp[1])
+
+
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_checkpoint_resume_equals_uninterrupted(tmp_path, tiny, method: str) -> None:
+    kw = dict(method=method, seed=3, chains=2, sweeps=8, burn_in=3, thin=2, checkpoint_every=1)
+    whole = bayeswe.fit("gaussian_lda", tiny, **kw)
+    path = tmp_path / "run.npz"
+
+    def stop(done: int) -> None:
+        if done == 6:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, callback=stop, **kw)
+    assert path.exists() and not list(tmp_path.glob(".*tmp"))
+    resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
+    assert resumed.attrs["resumed"] == 1
+    for name in ("theta", "mu", "Sigma", "topic_tokens"):
+        np.testing.assert_array_equal(whole.posterior[name].values, resumed.posterior[name].values)
+    for name in ("lp", "acceptance_rate"):
+        np.testing.assert_array_equal(
+            whole.sample_stats[name].values, resumed.sample_stats[name].values
+        )
+    with pytest.raises(ValueError, match="written for another run"):
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **{**kw, "seed": 4})
+
+
+def test_bad_options(tiny) -> None:
+    with pytest.raises(ValueError, match="does not take option"):
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, iterations=3)
+    with pytest.raises(ValueError, match="sweeps must be >= 1"):
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, sweeps=0)
+    with pytest.raises(ValueError, match="apply to method 'alias-mh' only"):
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, mh_steps=3)
+    with pytest.raises(ValueError, match="chains must be a positive integer"):
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, chains=0)
+    with pytest.raises(ValueError, match="take a bayeswe.glda.GaussianLDAData"):
+        bayeswe.fit("gaussian_lda", {"K": 2}, method="cgs", seed=1)
+    with pytest.raises(ValueError, match="is for model"):
+        bayeswe.fit("sgns", tiny, method="alias-mh", seed=1)

@@ -1,0 +1,79 @@
+"""Held-out documents with unseen words (section 5.2) and top words (Table 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bayeswe
+from bayeswe.corpus import BagOfWords, Vocabulary
+from bayeswe.glda import GaussianLDAData, GaussianLDADataError
+from bayeswe.glda.inference import infer_theta, top_words
+
+K, D, PER_TOPIC = 3, 5, 15
+
+
+@pytest.fixture(scope="module")
+def trained():
+    rng = np.random.default_rng(0)
+    centers = rng.normal(0, 3.0, size=(K, D))
+    topic_of_word = np.repeat(np.arange(K), PER_TOPIC)
+    vectors = centers[topic_of_word] + 0.5 * rng.normal(size=(K * PER_TOPIC, D))
+    words = tuple(f"t{k}_{j}" for k in range(K) for j in range(PER_TOPIC))
+    docs = []
+    for _ in range(45):
+        theta = rng.dirichlet(np.full(K, 0.2))
+        z = rng.choice(K, size=30, p=theta)
+        docs.append(z * PER_TOPIC + rng.integers(0, PER_TOPIC, size=30))
+    corpus = BagOfWords.from_token_ids(docs, Vocabulary(words))
+    data = GaussianLDAData(corpus, vectors, n_topics=K, alpha=0.2, Psi=0.25 * np.eye(D) * 1.0)
+    idata = bayeswe.fit("gaussian_lda", data, method="cgs", seed=2, chains=1, sweeps=5, burn_in=25)
+    # align learned topics to the true centres
+    mu = idata.posterior["mu"].values[0, -1]
+    learned_of_true = np.argmin(np.linalg.norm(centers[:, None] - mu[None], axis=-1), axis=1)
+    assert len(set(learned_of_true)) == K
+    return idata, vectors, words, topic_of_word, learned_of_true, rng
+
+
+def test_oov_synonyms_get_the_right_topic(trained) -> None:
+    """Unseen 'synonyms' (a training word's vector + small noise) of topic k give theta_k > 0.8."""
+    idata, vectors, _, topic_of_word, learned_of_true, rng = trained
+    syn_words, syn_vectors, syn_topic = [], [], []
+    for i in range(0, vectors.shape[0], 3):
+        syn_words.append(f"syn{i}")
+        syn_vectors.append(vectors[i] + 0.1 * rng.normal(size=D))
+        syn_topic.append(topic_of_word[i])
+    syn_topic = np.array(syn_topic)
+    docs, doc_topic = [], []
+    for k in range(K):
+        ids = np.flatnonzero(syn_topic == k)
+        for _ in range(3):
+            docs.append(rng.choice(ids, size=12))
+            doc_topic.append(k)
+    new = BagOfWords.from_token_ids(docs, Vocabulary(tuple(syn_words)))
+    theta = infer_theta(idata, new, np.array(syn_vectors), seed=1, sweeps=30, burn_in=10)
+    assert theta.dims == ("doc", "topic") and theta.shape == (len(docs), K)
+    for d, k in enumerate(doc_topic):
+        assert theta.values[d, learned_of_true[k]] > 0.8, theta.values[d]
+    again = infer_theta(idata, new, np.array(syn_vectors), seed=1, sweeps=30, burn_in=10)
+    np.testing.assert_array_equal(theta.values, again.values)
+
+
+def test_top_words_come_from_the_topic(trained) -> None:
+    idata, vectors, words, topic_of_word, learned_of_true, _ = trained
+    table = top_words(idata, words, vectors, n=5)
+    assert table.shape == (K, 5)
+    for k in range(K):
+        top = table.loc[learned_of_true[k]].tolist()
+        assert all(w.startswith(f"t{k}_") for w in top), top
+
+
+def test_inference_input_errors(trained) -> None:
+    idata, vectors, words, *_ = trained
+    new = BagOfWords.from_token_ids([[0, 1]], Vocabulary(("a", "b")))
+    with pytest.raises(GaussianLDADataError, match="dimension mismatch"):
+        infer_theta(idata, new, np.zeros((2, D + 1)), seed=0)
+    with pytest.raises(GaussianLDADataError, match="dimension mismatch: 3 embedding rows"):
+        infer_theta(idata, new, np.zeros((3, D)), seed=0)
+    with pytest.raises(GaussianLDADataError, match="NaN"):
+        infer_theta(idata, new, np.full((2, D), np.nan), seed=0)

@@ -1,0 +1,108 @@
+"""Alias-table MH vs exact collapsed Gibbs: same stationary distribution, and broken ones differ.
+
+The tiny problem (2 documents x 5 tokens, K = 2, D = 2) has 2^10 assignments, so
+the exact posterior of ``z`` is enumerated with the collapsed log joint. Two
+label-invariant statistics are compared with their exact expectations: ``lp``
+(log p(z, v)) and ``S`` (number of token pairs sharing a topic). A sampler passes
+when both z-scores ``(mean - exact) / MCSE`` are below 4 in absolute value, MCSE by
+batch means (100 batches).
+
+What is tested where:
+
+* ``test_mh_step_is_exact``: alias-MH with tables frozen after their first build
+  (``rebuild_every`` huge) and the stale document term (``fresh_doc=False``), so the
+  proposal differs from the target (acceptance ~0.7) and only a correct MH ratio can
+  give the right answer. The same test with ``_broken=1`` (always accept: the
+  reference Java code's bug) and ``_broken=2`` (log-densities in place of
+  densities) fails with |z| far above 4 - shown in ``test_broken_mh_fails``.
+* ``test_exact_cgs_matches_exact``: the exact collapsed sampler passes the same test.
+* ``test_default_schedule_bias_is_small``: with the default schedule (a word's table
+  rebuilt after ``K`` uses) the tables are functions of *past* states, which makes
+  the chain adaptive and not exactly invariant: on this 10-token problem E[S] is
+  biased by ~0.06 posterior sd, which 20,000 sweeps detect at 4.5-5.0 MCSE. This test
+  bounds that bias (< 0.1 posterior sd) and shows both broken ratios exceed the bound.
+  The bias shrinks as a token's weight in its topic's statistics (1 / N_k) does and as
+  tables are rebuilt less often relative to mixing; frozen tables remove it.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from bayeswe.glda.gibbs import GLDAProblem, _lp, init_state, step
+
+_FROZEN = dict(fresh_doc=False, rebuild_every=10**9)
+
+
+@pytest.fixture(scope="module")
+def exact(make_tiny):
+    problem = GLDAProblem.from_data(make_tiny())
+    iu = np.triu_indices(problem.n_tokens, 1)
+    lps, ss = [], []
+    for zz in itertools.product(range(problem.K), repeat=problem.n_tokens):
+        z = np.array(zz, dtype=np.int32)
+        lps.append(_lp(problem, init_state(problem, seed=0, z=z)))
+        ss.append((z[:, None] == z[None, :])[iu].sum())
+    lps, ss = np.array(lps), np.array(ss, dtype=float)
+    w = np.exp(lps - lps.max())
+    w /= w.sum()
+    sd = (np.sqrt(w @ (lps - w @ lps) ** 2), np.sqrt(w @ (ss - w @ ss) ** 2))
+    return problem, iu, float(w @ lps), float(w @ ss), sd
+
+
+def _run(exact, method: str, sweeps: int, seed: int = 1, **kw) -> tuple[np.ndarray, np.ndarray]:
+    problem, iu = exact[:2]
+    state = init_state(problem, seed=seed, method=method)
+    lp = np.empty(sweeps)
+    s = np.empty(sweeps)
+    for t in range(sweeps):
+        lp[t] = step(problem, state, method=method, **kw).lp
+        s[t] = (state.z[:, None] == state.z[None, :])[iu].sum()
+    return lp, s
+
+
+def _zscores(exact, method: str, sweeps: int, seed: int = 1, **kw) -> tuple[float, float]:
+    ex_lp, ex_s = exact[2:4]
+    lp, s = _run(exact, method, sweeps, seed, **kw)
+
+    def z(x: np.ndarray, target: float) -> float:
+        se = x.reshape(100, -1).mean(axis=1).std(ddof=1) / 10.0
+        return np.inf if se == 0 else (x.mean() - target) / se
+
+    return z(lp, ex_lp), z(s, ex_s)
+
+
+def test_mh_step_is_exact(exact) -> None:
+    z = _zscores(exact, "alias-mh", 20000, **_FROZEN)
+    assert max(abs(v) for v in z) < 4, z
+
+
+@pytest.mark.parametrize("broken", [1, 2])
+def test_broken_mh_fails(exact, broken: int) -> None:
+    z = _zscores(exact, "alias-mh", 20000, _broken=broken, **_FROZEN)
+    assert max(abs(v) for v in z) > 4, z
+
+
+def test_exact_cgs_matches_exact(exact) -> None:
+    z = _zscores(exact, "cgs", 20000)
+    assert max(abs(v) for v in z) < 4, z
+
+
+@pytest.mark.parametrize(("seed", "broken"), [(1, 0), (2, 0), (3, 0), (1, 1), (1, 2)])
+def test_default_schedule_bias_is_small(exact, seed: int, broken: int) -> None:
+    """Default schedule: bias of E[lp] and E[S] under 0.1 posterior sd (broken: far above).
+
+    Measured while developing (20,000 sweeps): seeds 1-3 put E[S] 0.064, 0.062 and 0.055
+    posterior sd low (4.6, 5.0 and 4.5 MCSE: the staleness bias of the module
+    docstring); always-accept is off by 0.31 sd in S, log-densities by 0.16 sd in lp.
+    """
+    ex_lp, ex_s, sd = exact[2], exact[3], exact[4]
+    lp, s = _run(exact, "alias-mh", 20000, seed=seed, _broken=broken)
+    bias = max(abs(lp.mean() - ex_lp) / sd[0], abs(s.mean() - ex_s) / sd[1])
+    if broken:
+        assert bias > 0.1, bias
+    else:
+        assert bias < 0.1, bias
