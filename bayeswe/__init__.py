@@ -1,7 +1,7 @@
 """bayeswe: Bayesian word embeddings with Stan and friends."""
 
-import bayeswe.lda  # registers LDA models  # noqa: F401
 import bayeswe.glda  # noqa: F401  (registers Gaussian LDA)
+import bayeswe.lda  # registers LDA models  # noqa: F401
 from bayeswe.fit import fit
 
 # Importing the SGNS package registers the "sgns" and "sgns_identified" models.
