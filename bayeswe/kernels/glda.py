@@ -629,14 +629,19 @@ def _build_alias(
     scaled: np.ndarray,
     small: np.ndarray,
     large: np.ndarray,
+    s: int,
+    lt_s: float,
 ) -> None:
     # Vose (1991) alias table of the "language model" term alpha_k t(v_w | k)
     # (section 4.2), with the current (soon stale) topic parameters. O(K D^2).
+    # Topic s is the building token's own: its density ``lt_s`` is without the token
+    # (with it, the table would favour staying put and the chain would crawl).
     K = alpha.shape[0]
     row = stale_logw[w]
     m = -np.inf
     for k in range(K):
-        v = math.log(alpha[k]) + log_t(k, x, mu, R, invd, tconst, tscale, texp, y)
+        lt = lt_s if k == s else log_t(k, x, mu, R, invd, tconst, tscale, texp, y)
+        v = math.log(alpha[k]) + lt
         row[k] = v
         if v > m:
             m = v
@@ -737,7 +742,7 @@ def sweep_alias(
     For a fixed table each MH step leaves the collapsed posterior invariant. A table
     rebuilt from a past state is correlated with the current one, which makes the
     chain adaptive and not exactly invariant (as in AliasLDA/LightLDA); the bias was
-    measurable on a 10-token problem (~0.06 posterior sd, tests/glda/
+    measurable on a 10-token problem (~0.05 posterior sd, tests/glda/
     test_glda_stationarity.py) and vanishes for frozen tables.
 
     ``broken`` exists only to test that the stationarity test detects a wrong
@@ -775,7 +780,7 @@ def sweep_alias(
         if uses[w] < 0 or uses[w] >= rebuild_every:
             _build_alias(
                 w, x, alpha, mu, R, invd, tconst, tscale, texp, stale_logw, stale_logq,
-                alias_prob, alias_idx, y, scaled, small, large,
+                alias_prob, alias_idx, y, scaled, small, large, s, fresh_lt[s],
             )  # fmt: skip
             uses[w] = 0
             stats[2] += 1
