@@ -16,6 +16,6 @@ def test_quick_bench_json(capsys) -> None:
     assert summary["cholesky_tokens_per_s_d50_k20"] > 0
     (setting,) = out["settings"]
     assert setting["D"] == 50 and setting["K"] == 20
-    for sampler in ("naive", "cholesky", "alias", "alias_stale_doc"):
+    for sampler in ("naive", "cholesky", "alias", "alias_fresh_doc"):
         assert setting[sampler]["sec_per_iter"] > 0
     assert setting["naive"]["extrapolated"] is True
