@@ -20,12 +20,12 @@ toolchain: $(STAMP)
 	$(BIN)/bayeswe toolchain build
 
 lint: $(STAMP)
-	$(BIN)/ruff check bayeswe tests
-	$(BIN)/ruff format --check bayeswe tests
+	$(BIN)/ruff check bayeswe tests benchmarks
+	$(BIN)/ruff format --check bayeswe tests benchmarks
 
 format: $(STAMP)
-	$(BIN)/ruff format bayeswe tests
-	$(BIN)/ruff check --fix bayeswe tests
+	$(BIN)/ruff format bayeswe tests benchmarks
+	$(BIN)/ruff check --fix bayeswe tests benchmarks
 
 test: toolchain lint data
 	$(BIN)/python -m pytest -q tests

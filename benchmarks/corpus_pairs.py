@@ -1,4 +1,4 @@
-"""``bayeswe bench corpus-pairs``: SGNS pair extraction at 10^7 tokens (see bayeswe.corpus.bench)."""
+"""``bayeswe bench corpus-pairs``: SGNS pair extraction at 10^7 tokens (bayeswe.corpus.bench)."""
 
 import sys
 
