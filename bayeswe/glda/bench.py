@@ -108,7 +108,8 @@ def lee_corpus(min_count: int = 2) -> tuple[BagOfWords, np.ndarray] | None:
     words seen at least ``min_count`` times and having a GloVe vector; with their vectors.
 
     Read from gensim's test data (``pip install gensim==4.4.0``) with a simple tokenizer
-    (``bayeswe.datasets`` is not on this branch). ``None`` if gensim is not installed.
+    (its own stop-word list; ``bayeswe.datasets.load_lee``
+    reads the same file with the package tokenizer). ``None`` if gensim is not installed.
     """
     path = _lee_path()
     if path is None:
