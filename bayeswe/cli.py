@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--quick", action="store_true", help="tiny run (smoke test, < 1 min)")
     demo.add_argument("--seed", type=int, default=None, help="seed (default 20261121)")
     demo.add_argument("--first-year", type=int, default=None, help="first speech year (1946)")
-    demo.add_argument("--vocab-size", type=int, default=None, help="most frequent words (600)")
+    demo.add_argument("--vocab-size", type=int, default=None, help="most frequent words (2000)")
     demo.add_argument("-K", type=int, default=None, help="embedding dimension (8)")
     demo.add_argument("--chains", type=int, default=None, help="PG-Gibbs chains (2)")
     demo.add_argument("--warmup", type=int, default=None, help="PG-Gibbs warm-up sweeps (50)")

@@ -69,7 +69,7 @@ class DemoSettings:
     """Everything that defines a demo run (the defaults are ``bayeswe demo``'s)."""
 
     first_year: int = 1946
-    vocab_size: int = 600
+    vocab_size: int = 2000
     min_count: int = 5
     drop_stopwords: bool = True
     window: int = 2
@@ -82,7 +82,7 @@ class DemoSettings:
     warmup: int = 50
     draws: int = 200
     thin: int = 2
-    advi_iter: int = 1500
+    advi_iter: int = 800
     advi_draws: int = 200
     top_k: int = 5
     seed: int = 20261121
