@@ -30,7 +30,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +43,7 @@ import numpy as np
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
 from bayeswe.options import build_options, check_bool, check_choice, check_int
+from bayeswe.samplers.checkpoint import write_npz_atomic
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -452,21 +452,6 @@ class GLDAGibbsArgs:
 # --------------------------------------------------------------------------- checkpoints
 
 
-def _write_atomic(path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
-    """Write an ``.npz`` next to ``path`` and rename it into place (atomic on POSIX)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _read_checkpoint(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     try:
         with np.load(path, allow_pickle=False) as f:
@@ -601,7 +586,7 @@ def sample_gaussian_lda(
             for name in GLDAState.ARRAYS
         }
         arrays.update(out)
-        _write_atomic(path, arrays, meta)
+        write_npz_atomic(path, arrays, meta)
 
     def run_chain(c: int, t: int) -> StepInfo:
         return step(problem, states[c], **step_kw)

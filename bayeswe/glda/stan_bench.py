@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import platform
 import statistics
@@ -35,6 +34,7 @@ import numpy as np
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.data import GaussianLDAData
 from bayeswe.glda.models import GAUSSIAN_LDA, fit_gaussian_lda
+from bayeswe.stan.timing import log_prob_at, time_per_gradient
 
 __all__ = [
     "PER_TOKEN_PROGRAM",
@@ -182,39 +182,6 @@ def _start(data: GaussianLDAData, seed: int) -> dict[str, Any]:
     }
 
 
-def _grad_time(model: Any, data: dict, inits: dict, *, seed: int, iters: int, step: float,
-               depth: int) -> tuple[float, int]:  # fmt: skip
-    logger = logging.getLogger("cmdstanpy")
-    level = logger.level
-    logger.setLevel(logging.ERROR)  # max_treedepth warnings are expected here
-    try:
-        with tempfile.TemporaryDirectory(prefix="bayeswe-bench-") as out:
-            fit = model.sample(
-                data=data,
-                chains=1,
-                iter_warmup=0,
-                iter_sampling=iters,
-                adapt_engaged=False,
-                step_size=step,
-                max_treedepth=depth,
-                inits=inits,
-                seed=seed,
-                show_progress=False,
-                show_console=False,
-                output_dir=out,
-            )
-            steps = int(fit.method_variables()["n_leapfrog__"].sum())
-            seconds = float(fit.time[0]["sampling"])
-    finally:
-        logger.setLevel(level)
-    return seconds / steps, steps
-
-
-def _log_prob(model: Any, params: dict, data: dict) -> float:
-    frame = model.log_prob(params, data, jacobian=False, sig_figs=16)
-    return float(frame["lp__"].iloc[0])
-
-
 def run_benchmark(
     *,
     n_docs: int = 20,
@@ -263,14 +230,14 @@ def run_benchmark(
         source.write_text(PER_TOKEN_PROGRAM)
         theirs = compile_model(source)
     ours = compile_model(GAUSSIAN_LDA.stan_file)
-    lp_ours = _log_prob(ours, init, ours_data)
-    lp_theirs = _log_prob(theirs, init, theirs_data)
+    lp_ours = log_prob_at(ours, init, ours_data)
+    lp_theirs = log_prob_at(theirs, init, theirs_data)
 
     runs = []
     for r in range(repeats):
         entry: dict[str, Any] = {}
         for name, model, d in (("ours", ours, ours_data), ("per_token", theirs, theirs_data)):
-            t, steps = _grad_time(
+            t, steps = time_per_gradient(
                 model, d, init, seed=seed + r, iters=iters, step=step_size, depth=max_treedepth
             )
             entry[f"{name}_grad_us"] = t * 1e6

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import platform
 import statistics
@@ -39,6 +38,7 @@ import numpy as np
 from bayeswe.corpus import BagOfWords
 from bayeswe.lda.data import LDAData
 from bayeswe.lda.models import COORDS_KEY, LDA, LDA_USERS_GUIDE, stan_data, users_guide_data
+from bayeswe.stan.timing import log_prob_at, time_per_gradient
 
 __all__ = [
     "DEFAULT_SIZE",
@@ -109,50 +109,6 @@ def _json_ready(d: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _log_prob(model: Any, params: dict[str, Any], data: dict[str, Any]) -> float:
-    frame = model.log_prob(params, data, jacobian=False, sig_figs=16)
-    return float(frame["lp__"].iloc[0])
-
-
-def _timed_run(
-    model: Any,
-    data: dict[str, Any],
-    inits: dict[str, Any],
-    *,
-    seed: int,
-    iters: int,
-    step: float,
-    depth: int,
-) -> tuple[float, int]:
-    # Without adaptation most iterations hit max_treedepth on purpose; cmdstanpy's
-    # warning about it is noise here.
-    logger = logging.getLogger("cmdstanpy")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        with tempfile.TemporaryDirectory(prefix="bayeswe-lda-bench-") as out:
-            fit = model.sample(
-                data=data,
-                chains=1,
-                iter_warmup=0,
-                iter_sampling=iters,
-                adapt_engaged=False,
-                step_size=step,
-                max_treedepth=depth,
-                metric="unit_e",
-                inits=inits,
-                seed=seed,
-                show_progress=False,
-                show_console=False,
-                output_dir=out,
-            )
-            steps = int(fit.method_variables()["n_leapfrog__"].sum())
-            seconds = float(fit.time[0]["sampling"])
-    finally:
-        logger.setLevel(level)
-    return seconds / steps, steps
-
-
 def stan_grad_speedup(
     corpus: BagOfWords,
     n_topics: int,
@@ -219,8 +175,8 @@ def stan_grad_speedup(
     null_data = {"P": n_params}
     null_init = {"x": np.zeros(n_params)}
 
-    lp_ours = _log_prob(ours, _json_ready(ours_init), agg)
-    lp_ug = _log_prob(ug, _json_ready(ug_init), tok)
+    lp_ours = log_prob_at(ours, _json_ready(ours_init), agg)
+    lp_ug = log_prob_at(ug, _json_ready(ug_init), tok)
     gap_error = (lp_ours - lp_ug) - log_density_gap(theta, phi)
 
     programs = (
@@ -233,8 +189,15 @@ def stan_grad_speedup(
         entry: dict[str, Any] = {}
         order = programs if r % 2 == 0 else programs[::-1]
         for name, model, d, init in order:
-            t, steps = _timed_run(
-                model, d, init, seed=seed + r, iters=iters, step=step_size, depth=max_treedepth
+            t, steps = time_per_gradient(
+                model,
+                d,
+                init,
+                seed=seed + r,
+                iters=iters,
+                step=step_size,
+                depth=max_treedepth,
+                metric="unit_e",
             )
             entry[f"{name}_grad_us"] = t * 1e6
             entry[f"{name}_leapfrog_steps"] = steps

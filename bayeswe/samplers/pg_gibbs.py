@@ -40,7 +40,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +53,7 @@ from polyagamma import random_polyagamma
 
 from bayeswe.kernels import pg_gibbs as kern
 from bayeswe.options import build_options, check_int
+from bayeswe.samplers.checkpoint import write_npz_atomic
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -636,21 +636,6 @@ def _check_values(name: str, value: Any) -> None:
 # --------------------------------------------------------------------------- checkpoints
 
 
-def _write_atomic(path: Path, arrays: Mapping[str, NDArray[Any]], meta: Mapping[str, Any]) -> None:
-    """Write an ``.npz`` next to ``path`` and rename it into place (atomic on POSIX)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _draws_path(path: Path) -> Path:
     """The memory-mapped draws of the run checkpointed at ``path``."""
     return path.with_name(path.name + ".draws.npy")
@@ -830,7 +815,7 @@ def sample_pg_gibbs(
         # Draws up to ``done`` reach the disk before the state that says they are there;
         # draws written after it are recomputed identically on resume.
         draws.flush()
-        _write_atomic(path, arrays, meta)
+        write_npz_atomic(path, arrays, meta)
 
     try:
         every = 100 if args.checkpoint_every is None else int(args.checkpoint_every)

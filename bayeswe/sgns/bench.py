@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import platform
 import re
@@ -36,6 +35,7 @@ from bayeswe.sgns.data import SGNSData
 from bayeswe.sgns.identify import identify_transform
 from bayeswe.sgns.models import SGNS_IDENTIFIED
 from bayeswe.sgns.simulate import simulate_sgns
+from bayeswe.stan.timing import log_prob_at, time_per_gradient
 
 __all__ = ["DEFAULT_PAPER_TEXT", "ListingError", "listing2_data", "read_listing", "run_benchmark"]
 
@@ -103,48 +103,6 @@ def listing2_data(data: SGNSData, K: int, prior_sd: float, fixed_alpha: Any) -> 
     }
 
 
-def _grad_time(
-    model: Any, data: dict, inits: dict, *, seed: int, iters: int, step: float, depth: int
-) -> tuple[float, int]:
-    # Without adaptation most iterations hit max_treedepth on purpose; cmdstanpy's
-    # warning about it is noise here.
-    logger = logging.getLogger("cmdstanpy")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        return _timed_run(model, data, inits, seed=seed, iters=iters, step=step, depth=depth)
-    finally:
-        logger.setLevel(level)
-
-
-def _timed_run(
-    model: Any, data: dict, inits: dict, *, seed: int, iters: int, step: float, depth: int
-) -> tuple[float, int]:
-    with tempfile.TemporaryDirectory(prefix="bayeswe-bench-") as out:
-        fit = model.sample(
-            data=data,
-            chains=1,
-            iter_warmup=0,
-            iter_sampling=iters,
-            adapt_engaged=False,
-            step_size=step,
-            max_treedepth=depth,
-            inits=inits,
-            seed=seed,
-            show_progress=False,
-            show_console=False,
-            output_dir=out,
-        )
-        steps = int(fit.method_variables()["n_leapfrog__"].sum())
-        seconds = float(fit.time[0]["sampling"])
-    return seconds / steps, steps
-
-
-def _log_prob(model: Any, params: dict, data: dict) -> float:
-    frame = model.log_prob(params, data, jacobian=False, sig_figs=16)
-    return float(frame["lp__"].iloc[0])
-
-
 def run_benchmark(
     *,
     V: int = 100,
@@ -196,8 +154,8 @@ def run_benchmark(
         theirs = compile_model(listing_file)
     ours = compile_model(SGNS_IDENTIFIED.stan_file)
 
-    lp_ours = _log_prob(ours, ours_init, ours_data)
-    lp_theirs = _log_prob(theirs, theirs_init, theirs_data)
+    lp_ours = log_prob_at(ours, ours_init, ours_data)
+    lp_theirs = log_prob_at(theirs, theirs_init, theirs_data)
 
     runs = []
     for r in range(repeats):
@@ -206,7 +164,7 @@ def run_benchmark(
             ("ours", ours, ours_data, ours_init),
             ("listing2", theirs, theirs_data, theirs_init),
         ):
-            t, steps = _grad_time(
+            t, steps = time_per_gradient(
                 model, d, init, seed=seed + r, iters=iters, step=step_size, depth=max_treedepth
             )
             entry[f"{name}_grad_us"] = t * 1e6
