@@ -470,14 +470,7 @@ def fit(
     spec = get_model(model)
     args = method_args(method, chains, **options)
     seed = _check_seed(seed)
-    from bayeswe.lda.data import LDAData
-
-    if isinstance(data, LDAData):  # an LDAData gives its own Stan data and coords
-        from bayeswe.lda.models import fit_data
-
-        data = fit_data(spec, data)
-    else:
-        data = _as_stan_data(data)
+    data = _as_stan_data(data, spec)
     stan_data = spec.validate(data)
 
     from bayeswe.stan.toolchain import compile_model
@@ -505,12 +498,21 @@ def fit(
         return from_cmdstanpy(result, spec, method=method, data=data, attrs=attrs)
 
 
-def _as_stan_data(data: Any) -> Any:
-    """A data object with a ``to_stan()`` method (e.g. GaussianLDAData) as its Stan data mapping."""
-    to_stan = getattr(data, "to_stan", None)
-    if data is None or isinstance(data, Mapping) or not callable(to_stan):
+def _as_stan_data(data: Any, spec: StanModelSpec) -> Any:
+    """The Stan data mapping of ``data`` for ``spec``.
+
+    A mapping is used as is. A data object may answer ``stan_data_for(spec)`` (when
+    one object serves several programs, e.g. :class:`~bayeswe.lda.LDAData` for
+    ``lda`` and ``lda_users_guide``) or ``to_stan()`` (e.g.
+    :class:`~bayeswe.glda.GaussianLDAData`).
+    """
+    if data is None or isinstance(data, Mapping):
         return data
-    return to_stan()
+    for_spec = getattr(data, "stan_data_for", None)
+    if callable(for_spec):
+        return for_spec(spec)
+    to_stan = getattr(data, "to_stan", None)
+    return to_stan() if callable(to_stan) else data
 
 
 def _fit_sampler(

@@ -142,6 +142,12 @@ class LDAData:
             "beta": float(self.beta),
         }
 
+    def stan_data_for(self, spec: Any) -> dict[str, Any]:
+        """The data mapping :func:`bayeswe.fit` passes to ``spec`` ("lda" or "lda_users_guide")."""
+        from bayeswe.lda.models import fit_data  # models import this module
+
+        return fit_data(spec, self)
+
     def coords(self) -> dict[str, Any]:
         """Coordinates of fits: document ids, topic numbers, vocabulary words."""
         return {
