@@ -1,13 +1,14 @@
 """The ``bayeswe`` command line.
 
-``bayeswe toolchain [path|build]``, ``bayeswe demo``, ``bayeswe compare sgns``
-(inference methods on simulated SGNS data) and ``bayeswe bench sgns-stan``
-(gradient cost of the SGNS Stan program against the paper's Listing 2).
+``bayeswe toolchain [path|build]``, ``bayeswe data [fetch|list]``, ``bayeswe demo``,
+``bayeswe compare sgns`` (inference methods on simulated SGNS data) and
+``bayeswe bench NAME`` (the benchmarks listed in :data:`BENCHMARKS`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -98,10 +99,42 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return compare.main(args=args)
 
 
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from bayeswe.sgns import bench
-
-    return bench.main(args=args)
+#: ``bayeswe bench NAME``: the module that defines the benchmark (its ``build_parser``
+#: adds the options, its ``main(args=...)`` runs it) and the help line.
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "sgns-stan": (
+        "bayeswe.sgns.bench",
+        "gradient time of sgns_identified.stan vs the paper's Listing 2",
+    ),
+    "lda": (
+        "bayeswe.lda.bench",
+        "LDA collapsed Gibbs vs tomotopy, lda, gensim, scikit-learn (tokens/s)",
+    ),
+    "pg-gibbs": (
+        "bayeswe.samplers.bench",
+        "PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time",
+    ),
+    "corpus-pairs": (
+        "bayeswe.corpus.bench",
+        "SGNS pair extraction: time and peak memory at 10^7 tokens",
+    ),
+    "evaluation": (
+        "bayeswe.evaluation.bench",
+        "analogy / Spearman / posterior evaluation on GloVe vs gensim",
+    ),
+    "lda-stan": (
+        "bayeswe.lda.stan_bench",
+        "gradient time of lda.stan vs the Stan User's Guide LDA",
+    ),
+    "gaussian-lda": (
+        "bayeswe.glda.bench",
+        "Gaussian LDA: naive vs Cholesky-update vs alias-MH sweep time",
+    ),
+    "gaussian-lda-stan": (
+        "bayeswe.glda.stan_bench",
+        "gradient cost of gaussian_lda.stan vs a per-token program, and a NUTS fit",
+    ),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -155,68 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="benchmark", required=True)
-    from bayeswe.sgns.bench import build_parser as build_bench_parser
-
-    sgns_stan = bench_sub.add_parser(
-        "sgns-stan", help="gradient time of sgns_identified.stan vs the paper's Listing 2"
-    )
-    build_bench_parser(sgns_stan)
-    sgns_stan.set_defaults(func=_cmd_bench)
-
-    from bayeswe.lda import bench as lda_bench
-
-    lda_parser = bench_sub.add_parser(
-        "lda", help="LDA collapsed Gibbs vs tomotopy, lda, gensim, scikit-learn (tokens/s)"
-    )
-    lda_bench.build_parser(lda_parser)
-    lda_parser.set_defaults(func=lambda args: lda_bench.main(args=args))
-
-    from bayeswe.samplers import bench as pg_bench
-
-    pg_gibbs = bench_sub.add_parser(
-        "pg-gibbs", help="PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time"
-    )
-    pg_bench.build_parser(pg_gibbs)
-    pg_gibbs.set_defaults(func=lambda args: pg_bench.main(args=args))
-
-    from bayeswe.corpus import bench as corpus_bench
-
-    corpus_pairs = bench_sub.add_parser(
-        "corpus-pairs", help="SGNS pair extraction: time and peak memory at 10^7 tokens"
-    )
-    corpus_bench.build_parser(corpus_pairs)
-    corpus_pairs.set_defaults(func=lambda args: corpus_bench.main(args=args))
-
-    from bayeswe.evaluation import bench as eval_bench
-
-    evaluation = bench_sub.add_parser(
-        "evaluation", help="analogy / Spearman / posterior evaluation on GloVe vs gensim"
-    )
-    eval_bench.build_parser(evaluation)
-    evaluation.set_defaults(func=lambda args: eval_bench.main(args=args))
-    from bayeswe.lda import stan_bench as lda_stan_bench
-
-    lda_stan = bench_sub.add_parser(
-        "lda-stan", help="gradient time of lda.stan vs the Stan User's Guide LDA"
-    )
-    lda_stan_bench.build_parser(lda_stan)
-    lda_stan.set_defaults(func=lambda args: lda_stan_bench.main(args=args))
-    from bayeswe.glda import bench as glda_bench
-
-    gaussian_lda = bench_sub.add_parser(
-        "gaussian-lda", help="Gaussian LDA: naive vs Cholesky-update vs alias-MH sweep time"
-    )
-    glda_bench.build_parser(gaussian_lda)
-    gaussian_lda.set_defaults(func=lambda args: glda_bench.main(args=args))
-
-    from bayeswe.glda import stan_bench as glda_stan_bench
-
-    glda_stan = bench_sub.add_parser(
-        "gaussian-lda-stan",
-        help="gradient cost of gaussian_lda.stan vs a per-token program, and a NUTS fit",
-    )
-    glda_stan_bench.build_parser(glda_stan)
-    glda_stan.set_defaults(func=lambda args: glda_stan_bench.main(args=args))
+    for name, (module_name, help_text) in BENCHMARKS.items():
+        module = importlib.import_module(module_name)
+        bench_parser = bench_sub.add_parser(name, help=help_text)
+        module.build_parser(bench_parser)
+        bench_parser.set_defaults(func=lambda args, module=module: module.main(args=args))
     return parser
 
 
