@@ -50,9 +50,13 @@ __all__ = [
     "log_t",
     "rand_uniform",
     "sweep_alias",
+    "all_topics_quad",
+    "precision_from_factor",
     "sweep_cgs",
+    "sweep_cgs_precision",
     "sweep_naive",
     "topic_move",
+    "topic_move_precision",
 ]
 
 _LOG_PI = math.log(math.pi)
@@ -523,6 +527,273 @@ def sweep_cgs(
     return changed
 
 
+# --------------------------------------------------------------------------- precision cache
+
+# Moves of a topic between two exact refreshes of its precision from the factor.
+PRECISION_REFRESH = 128
+
+# Reassociation (and FMA contraction) let LLVM vectorize the dot products' reductions;
+# no flag that assumes finite values, so a NaN or inf would still propagate.
+_DOT_FLAGS = {"reassoc", "contract", "nsz", "arcp"}
+
+
+@njit(cache=True, fastmath=_DOT_FLAGS)
+def precision_from_factor(
+    k: int,
+    R: np.ndarray,
+    mu: np.ndarray,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    W: np.ndarray,
+) -> None:
+    """``P_k = Psi_k^{-1} = R_k^{-1} R_k^{-T}`` from the factor, O(D^3), and its packed forms.
+
+    ``W`` is ``(D, D)`` scratch (receives ``R_k^{-1}``, upper triangular). ``Pp[k]``
+    holds the upper triangle row by row with the off-diagonal entries doubled, so that
+    ``x' P_k x = Pp[k] . xx`` with ``xx[(a, b)] = x_a x_b`` (``a <= b``, same order);
+    ``Pmu[k] = P_k mu_k`` and ``muPmu[k] = mu_k' P_k mu_k``.
+    """
+    Rk = R[k]
+    D = Rk.shape[0]
+    for j in range(D):
+        for i in range(j + 1, D):
+            W[i, j] = 0.0
+        W[j, j] = 1.0 / Rk[j, j]
+        for i in range(j - 1, -1, -1):
+            s = 0.0
+            for m in range(i + 1, j + 1):
+                s += Rk[i, m] * W[m, j]
+            W[i, j] = -s / Rk[i, i]
+    Pk = P[k]
+    for a in range(D):
+        for b in range(a, D):
+            s = 0.0
+            for m in range(b, D):
+                s += W[a, m] * W[b, m]
+            Pk[a, b] = s
+            Pk[b, a] = s
+    _precision_derived(k, mu, P, Pp, Pmu, muPmu)
+
+
+@njit(cache=True, inline="always")
+def _precision_derived(
+    k: int, mu: np.ndarray, P: np.ndarray, Pp: np.ndarray, Pmu: np.ndarray, muPmu: np.ndarray
+) -> None:
+    # Pp[k], Pmu[k], muPmu[k] from the full P[k] and mu[k], O(D^2)
+    Pk = P[k]
+    m_k = mu[k]
+    D = Pk.shape[0]
+    pk = Pp[k]
+    t = 0
+    c = 0.0
+    for a in range(D):
+        row = Pk[a]
+        pk[t] = row[a]
+        t += 1
+        for b in range(a + 1, D):
+            pk[t] = 2.0 * row[b]
+            t += 1
+        s = 0.0
+        for b in range(D):
+            s += row[b] * m_k[b]
+        Pmu[k, a] = s
+        c += m_k[a] * s
+    muPmu[k] = c
+
+
+@njit(cache=True, inline="always")
+def _precision_rank1(Pk: np.ndarray, u: np.ndarray, coef: float, g: np.ndarray) -> None:
+    # Sherman-Morrison: (Psi + coef u u')^{-1} = P - coef (P u)(P u)' / (1 + coef u' P u)
+    D = Pk.shape[0]
+    s = 0.0
+    for a in range(D):
+        row = Pk[a]
+        t = 0.0
+        for b in range(D):
+            t += row[b] * u[b]
+        g[a] = t
+        s += u[a] * t
+    f = coef / (1.0 + coef * s)
+    for a in range(D):
+        ga = f * g[a]
+        row = Pk[a]
+        for b in range(D):
+            row[b] -= ga * g[b]
+
+
+@njit(cache=True)
+def _outer_packed(x: np.ndarray, xx: np.ndarray) -> None:
+    # xx[(a, b)] = x_a x_b for a <= b, rows of the upper triangle in order. Written
+    # through row views: with them LLVM vectorizes the short rows (5x faster at D=50
+    # than indexing xx with a running offset).
+    D = x.shape[0]
+    off = 0
+    for a in range(D):
+        xa = x[a]
+        n = D - a
+        seg = xx[off : off + n]
+        xs = x[a:]
+        for b in range(n):
+            seg[b] = xa * xs[b]
+        off += n
+
+
+@njit(cache=True, fastmath=_DOT_FLAGS)
+def _one_topic_quad(
+    k: int, x: np.ndarray, Pp: np.ndarray, Pmu: np.ndarray, muPmu: np.ndarray, xx: np.ndarray
+) -> float:
+    # (x - mu_k)' P_k (x - mu_k) from the packed outer product xx of x (see all_topics_quad)
+    pk = Pp[k]
+    s = 0.0
+    for t in range(xx.shape[0]):
+        s += pk[t] * xx[t]
+    pm = Pmu[k]
+    s2 = 0.0
+    for a in range(x.shape[0]):
+        s2 += pm[a] * x[a]
+    return s - 2.0 * s2 + muPmu[k]
+
+
+@njit(cache=True, fastmath=_DOT_FLAGS)
+def all_topics_quad(
+    x: np.ndarray, Pp: np.ndarray, Pmu: np.ndarray, muPmu: np.ndarray, xx: np.ndarray, Q: np.ndarray
+) -> None:
+    """``Q[k] = (x - mu_k)' Psi_k^{-1} (x - mu_k)`` for every topic, O(K D^2 / 2).
+
+    Expanded as ``x' P_k x - 2 x' P_k mu_k + mu_k' P_k mu_k``: the packed outer product
+    ``xx`` of ``x`` is formed once, and each topic costs one contiguous dot product of
+    length ``D (D + 1) / 2`` (SIMD, no dependency chain), where the forward substitution
+    of :func:`_forward_sqnorm` is ``D`` dependent steps.
+    """
+    K = Pp.shape[0]
+    D = x.shape[0]
+    _outer_packed(x, xx)
+    M = xx.shape[0]
+    for k in range(K):
+        pk = Pp[k]
+        s = 0.0
+        for t in range(M):
+            s += pk[t] * xx[t]
+        pm = Pmu[k]
+        s2 = 0.0
+        for a in range(D):
+            s2 += pm[a] * x[a]
+        Q[k] = s - 2.0 * s2 + muPmu[k]
+
+
+@njit(cache=True)
+def topic_move_precision(
+    k: int,
+    x: np.ndarray,
+    sign: float,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    moves: np.ndarray,
+    W: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """:func:`topic_move` plus the same rank-1 change applied to the precision cache.
+
+    The cache follows the factor by Sherman-Morrison (O(D^2)); every
+    :data:`PRECISION_REFRESH` moves of topic ``k`` it is recomputed from the factor
+    (:func:`precision_from_factor`), so its rounding error cannot grow with the run.
+    ``work`` needs ``3 * D`` floats.
+    """
+    D = x.shape[0]
+    kap = kappa_k[k]
+    scale = kap / (kap + sign)
+    topic_move(k, x, sign, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+    moves[k] += 1
+    if moves[k] >= PRECISION_REFRESH:
+        moves[k] = 0
+        precision_from_factor(k, R, mu, P, Pp, Pmu, muPmu, W)
+        return
+    # topic_move leaves u = x - mu_k (the old mean) in work[D:2D]
+    _precision_rank1(P[k], work[D : 2 * D], sign * scale, work[2 * D : 3 * D])
+    _precision_derived(k, mu, P, Pp, Pmu, muPmu)
+
+
+@njit(cache=True, nogil=True)
+def sweep_cgs_precision(
+    tok_doc: np.ndarray,
+    tok_word: np.ndarray,
+    z: np.ndarray,
+    emb: np.ndarray,
+    alpha: np.ndarray,
+    n_dk: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    rng: np.ndarray,
+    work: np.ndarray,
+    start: int,
+    stop: int,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    moves: np.ndarray,
+    W: np.ndarray,
+    xx: np.ndarray,
+) -> int:
+    """:func:`sweep_cgs` with the quadratic forms from the precision cache.
+
+    Same conditional (eq. 1) and same moves of the Cholesky factors; only the
+    Mahalanobis distances of the K densities come from :func:`all_topics_quad`
+    instead of K forward substitutions. The cache (``P (K, D, D)``, ``Pp (K, D(D+1)/2)``,
+    ``Pmu (K, D)``, ``muPmu (K,)``, ``moves (K,)``) must be filled by
+    :func:`precision_from_factor` before the pass; ``W`` is ``(D, D)`` and ``xx``
+    ``D (D + 1) / 2`` scratch; ``work`` needs ``3 * D + 2 * K`` floats.
+    """
+    K = alpha.shape[0]
+    D = emb.shape[1]
+    logw = work[3 * D : 3 * D + K]
+    Q = work[3 * D + K : 3 * D + 2 * K]
+    changed = 0
+    for i in range(start, stop):
+        d = tok_doc[i]
+        x = emb[tok_word[i]]
+        old = z[i]
+        n_dk[d, old] -= 1
+        all_topics_quad(x, Pp, Pmu, muPmu, xx, Q)
+        for k in range(K):
+            logw[k] = (
+                math.log(n_dk[d, k] + alpha[k]) + tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
+            )
+        logw[old] = math.log(n_dk[d, old] + alpha[old]) + _log_t_without(
+            old, Q[old], D, kappa_k, nu_k, logdet
+        )
+        new = _sample_log(logw, K, rand_uniform(rng))
+        n_dk[d, new] += 1
+        if new != old:
+            topic_move_precision(old, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
+                                 tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+            topic_move_precision(new, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
+                                 tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+            z[i] = new
+            changed += 1
+    return changed
+
+
 # --------------------------------------------------------------------------- naive baseline
 
 
@@ -613,19 +884,16 @@ def sweep_naive(
 @njit(cache=True)
 def _build_alias(
     w: int,
-    x: np.ndarray,
+    Q: np.ndarray,
     alpha: np.ndarray,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
     tconst: np.ndarray,
     tscale: np.ndarray,
     texp: np.ndarray,
     stale_logw: np.ndarray,
     stale_logq: np.ndarray,
+    stale_t: np.ndarray,
     alias_prob: np.ndarray,
     alias_idx: np.ndarray,
-    y: np.ndarray,
     scaled: np.ndarray,
     small: np.ndarray,
     large: np.ndarray,
@@ -633,14 +901,15 @@ def _build_alias(
     lt_s: float,
 ) -> None:
     # Vose (1991) alias table of the "language model" term alpha_k t(v_w | k)
-    # (section 4.2), with the current (soon stale) topic parameters. O(K D^2).
+    # (section 4.2), with the current (soon stale) topic parameters, from the
+    # Mahalanobis distances Q[k] of v_w (O(K D^2) for the caller), O(K) here.
     # Topic s is the building token's own: its density ``lt_s`` is without the token
     # (with it, the table would favour staying put and the chain would crawl).
     K = alpha.shape[0]
     row = stale_logw[w]
     m = -np.inf
     for k in range(K):
-        lt = lt_s if k == s else log_t(k, x, mu, R, invd, tconst, tscale, texp, y)
+        lt = lt_s if k == s else tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
         v = math.log(alpha[k]) + lt
         row[k] = v
         if v > m:
@@ -651,6 +920,11 @@ def _build_alias(
         scaled[k] = e
         total += e
     stale_logq[w] = m + math.log(total)
+    # t~(v_w | k) / sum_k' alpha_k' t~(v_w | k'): the stale density in linear scale,
+    # relative to the table's mass, for the document term (no exp per token)
+    lin = stale_t[w]
+    for k in range(K):
+        lin[k] = scaled[k] / (total * alpha[k])
     ns = 0
     nl = 0
     for k in range(K):
@@ -703,6 +977,7 @@ def sweep_alias(
     texp: np.ndarray,
     stale_logw: np.ndarray,
     stale_logq: np.ndarray,
+    stale_t: np.ndarray,
     alias_prob: np.ndarray,
     alias_idx: np.ndarray,
     uses: np.ndarray,
@@ -716,6 +991,14 @@ def sweep_alias(
     start: int,
     stop: int,
     stats: np.ndarray,
+    precision: bool,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    moves: np.ndarray,
+    W: np.ndarray,
+    xx: np.ndarray,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
 
@@ -751,7 +1034,12 @@ def sweep_alias(
 
     ``stats[0] += proposals``, ``stats[1] += accepted`` (a proposal equal to the
     current topic counts as accepted), ``stats[2] += table rebuilds``.
-    ``work`` needs ``3 * D + 4 * K`` floats, ``iwork`` ``2 * K`` ints.
+    ``work`` needs ``3 * D + 6 * K`` floats, ``iwork`` ``2 * K`` ints.
+
+    ``precision``: the Mahalanobis distances come from the precision cache (``P`` ...
+    ``xx`` as in :func:`sweep_cgs_precision`, kept in step by
+    :func:`topic_move_precision`) instead of forward substitutions with the factors;
+    with ``precision=False`` the cache arrays are not touched (may be empty).
     """
     K = alpha.shape[0]
     D = emb.shape[1]
@@ -764,28 +1052,105 @@ def sweep_alias(
     large = iwork[:K]  # used only while building, when doc_topics is not live
     # fresh_lt[k] is valid for this token iff stamp[k] == i; stamp reuses work's tail
     stamp = work[3 * D + 3 * K : 3 * D + 4 * K]
+    Qall = work[3 * D + 4 * K : 3 * D + 5 * K]
+    log_alpha = work[3 * D + 5 * K : 3 * D + 6 * K]
     for k in range(K):
         stamp[k] = -1.0
+        log_alpha[k] = math.log(alpha[k])
+    # broken = -1: the general code below with a correct MH step (tests compare it with
+    # the fast path, which serves fresh_doc=False)
+    fast = not fresh_doc and broken == 0
+    xx_owner = -1  # the token whose outer product xx holds (precision only)
     for i in range(start, stop):
         d = tok_doc[i]
         w = tok_word[i]
         x = emb[w]
         s = z[i]
         n_dk[d, s] -= 1
-        # the token stays in topic s; its fresh density under s without it comes from
-        # one solve with the current factor (_log_t_without)
-        q_s = _forward_sqnorm(R[s], invd[s], x, mu[s], y)
-        fresh_lt[s] = _log_t_without(s, q_s, D, kappa_k, nu_k, logdet)
-        stamp[s] = i
-        if uses[w] < 0 or uses[w] >= rebuild_every:
+        rebuild = uses[w] < 0 or uses[w] >= rebuild_every
+        if precision and (rebuild or not fast):
+            _outer_packed(x, xx)  # else built when first needed
+            xx_owner = i
+        if rebuild or not fast:
+            # the token stays in topic s; its fresh density under s without it comes
+            # from its Mahalanobis distance under the current topic s (_log_t_without)
+            fresh_lt[s] = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                               invd, kappa_k, nu_k, logdet, y)  # fmt: skip
+            stamp[s] = i
+        if rebuild:
+            if precision:
+                all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
+            else:
+                for k in range(K):
+                    Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
             _build_alias(
-                w, x, alpha, mu, R, invd, tconst, tscale, texp, stale_logw, stale_logq,
-                alias_prob, alias_idx, y, scaled, small, large, s, fresh_lt[s],
+                w, Qall, alpha, tconst, tscale, texp, stale_logw, stale_logq, stale_t,
+                alias_prob, alias_idx, scaled, small, large, s, fresh_lt[s],
             )  # fmt: skip
             uses[w] = 0
             stats[2] += 1
         uses[w] += 1
         row = stale_logw[w]
+        if fast:
+            # The MH steps with the stale document term (fresh_doc=False). The proposal
+            # is then q(k) ∝ (n_dk + alpha_k) t~(v | k), the conditional with stale
+            # densities, so in the acceptance ratio p(t) q(c) / (p(c) q(t)) the count
+            # factors cancel: it is [t(v | t) / t~(v | t)] / [t(v | c) / t~(v | c)]. The
+            # document term uses the table's linear weights (no exp or log per topic),
+            # and a fresh density is computed only for a proposal other than the current
+            # topic. (Written out here: a call passing this many arrays costs more than
+            # the whole step.)
+            lin = stale_t[w]
+            nd = 0
+            p_doc = 0.0
+            for k in range(K):
+                n = n_dk[d, k]
+                if n > 0:
+                    e = n * lin[k]
+                    doc_topics[nd] = k
+                    doc_w[nd] = e
+                    p_doc += e
+                    nd += 1
+            cur = s
+            for _ in range(mh_steps):
+                u = rand_uniform(rng) * (p_doc + 1.0)  # the alias term's mass is 1 (lin)
+                if u < p_doc:
+                    acc = 0.0
+                    t = doc_topics[nd - 1]
+                    for j in range(nd):
+                        acc += doc_w[j]
+                        if u < acc:
+                            t = doc_topics[j]
+                            break
+                else:
+                    col = int(rand_uniform(rng) * K)
+                    if col >= K:
+                        col = K - 1
+                    t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
+                stats[0] += 1
+                if t == cur:
+                    stats[1] += 1
+                    continue
+                if precision and xx_owner != i:
+                    _outer_packed(x, xx)
+                    xx_owner = i
+                if stamp[s] != i:
+                    fresh_lt[s] = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu,
+                                                       R, invd, kappa_k, nu_k, logdet, y)  # fmt: skip
+                    stamp[s] = i
+                if stamp[t] != i:
+                    fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
+                                               tconst, tscale, texp, y)  # fmt: skip
+                    stamp[t] = i
+                log_ratio = (fresh_lt[t] - (row[t] - log_alpha[t])) - (
+                    fresh_lt[cur] - (row[cur] - log_alpha[cur])
+                )
+                if math.log(rand_uniform(rng)) < log_ratio:
+                    cur = t
+                    stats[1] += 1
+            _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k,
+                          nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+            continue
         # sparse document term, relative to a reference m to avoid underflow
         nd = 0
         m = stale_logq[w]
@@ -793,7 +1158,8 @@ def sweep_alias(
             if n_dk[d, k] > 0:
                 if fresh_doc:
                     if k != s:
-                        fresh_lt[k] = log_t(k, x, mu, R, invd, tconst, tscale, texp, y)
+                        fresh_lt[k] = _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                                   invd, tconst, tscale, texp, y)  # fmt: skip
                         stamp[k] = i
                     lt = fresh_lt[k]
                 else:
@@ -804,19 +1170,19 @@ def sweep_alias(
                 if v > m:
                     m = v
                 nd += 1
-        P = 0.0
+        p_doc = 0.0
         for j in range(nd):
             e = math.exp(doc_w[j] - m)
             doc_w[j] = e
-            P += e
-        Q = math.exp(stale_logq[w] - m)
+            p_doc += e
+        q_stale = math.exp(stale_logq[w] - m)
         # current topic: fresh target and proposal weight
         cur = s
         lp_cur = math.log(n_dk[d, s] + alpha[s]) + fresh_lt[s]
         lq_cur = _log_q(s, d, n_dk, fresh_doc, fresh_lt, row, alpha, m)
         for _ in range(mh_steps):
-            u = rand_uniform(rng) * (P + Q)
-            if u < P:
+            u = rand_uniform(rng) * (p_doc + q_stale)
+            if u < p_doc:
                 acc = 0.0
                 t = doc_topics[nd - 1]
                 for j in range(nd):
@@ -834,7 +1200,8 @@ def sweep_alias(
                 stats[1] += 1
                 continue
             if stamp[t] != i:
-                fresh_lt[t] = log_t(t, x, mu, R, invd, tconst, tscale, texp, y)
+                fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
+                                           tconst, tscale, texp, y)  # fmt: skip
                 stamp[t] = i
             lp_t = math.log(n_dk[d, t] + alpha[t]) + fresh_lt[t]
             lq_t = _log_q(t, d, n_dk, fresh_doc, fresh_lt, row, alpha, m)
@@ -851,11 +1218,99 @@ def sweep_alias(
                 lp_cur = lp_t
                 lq_cur = lq_t
                 stats[1] += 1
-        n_dk[d, cur] += 1
-        if cur != s:
-            topic_move(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
-            topic_move(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
-            z[i] = cur
+        _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k, nu_k,
+                      tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _finish_token(
+    i: int,
+    d: int,
+    s: int,
+    cur: int,
+    x: np.ndarray,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    precision: bool,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    moves: np.ndarray,
+    W: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    # token i (in topic s, counted out of n_dk[d]) ends in topic cur: move it if needed
+    n_dk[d, cur] += 1
+    if cur != s and precision:
+        topic_move_precision(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
+                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+        topic_move_precision(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
+                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+        z[i] = cur
+    elif cur != s:
+        topic_move(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+        z[i] = cur
+
+
+@njit(cache=True, inline="always")
+def _fresh_log_t_without(
+    s: int,
+    x: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    logdet: np.ndarray,
+    y: np.ndarray,
+) -> float:
+    # eq. (1) under topic s without the token x that it holds; xx as in _fresh_log_t
+    if precision:
+        q = _one_topic_quad(s, x, Pp, Pmu, muPmu, xx)
+    else:
+        q = _forward_sqnorm(R[s], invd[s], x, mu[s], y)
+    return _log_t_without(s, q, x.shape[0], kappa_k, nu_k, logdet)
+
+
+@njit(cache=True, inline="always")
+def _fresh_log_t(
+    k: int,
+    x: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    y: np.ndarray,
+) -> float:
+    # eq. (1) under topic k with the current parameters; xx must hold x's outer product
+    if precision:
+        q = _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
+    else:
+        q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+    return tconst[k] - texp[k] * math.log1p(q * tscale[k])
 
 
 @njit(cache=True, inline="always")

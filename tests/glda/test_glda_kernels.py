@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
+import pytest
 from scipy import stats
 
-from bayeswe.glda.gibbs import GLDAProblem, _lp, init_state, step
+from bayeswe.glda.gibbs import GLDAProblem, _lp, _precision_cache, init_state, step
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import glda as kern
 
@@ -161,3 +164,99 @@ def test_density_without_the_token_from_the_current_factor(tiny) -> None:
                         s.tconst, s.tscale, s.texp, np.empty(2 * D))  # fmt: skip
         slow = kern.log_t(k, x, s.mu, s.R, s.invd, s.tconst, s.tscale, s.texp, y)
         assert abs(fast - slow) < 1e-9, (i, fast, slow)
+
+
+def _psi_inverse(state) -> np.ndarray:
+    return np.linalg.inv(state.psi())
+
+
+def test_precision_cache_tracks_the_factor_through_many_moves() -> None:
+    """Sherman-Morrison on Psi_k^{-1} stays equal to the inverse of R_k'R_k (to 1e-9).
+
+    Three passes of the kernel from a random start without the per-sweep rebuild:
+    thousands of moves over 5 topics, so the topics cross the exact refresh after 128
+    of their moves several times, and the final cache holds Sherman-Morrison updates.
+    """
+    data, _ = simulate_gaussian_lda(n_docs=40, doc_length=30, n_topics=5, dim=50, seed=3)
+    problem = GLDAProblem.from_data(data)
+    s = init_state(problem, seed=1, init="random")
+    K, D = problem.K, problem.D
+    cache = _precision_cache(s)
+    P, Pp, Pmu, muPmu, moves = cache[:5]
+    changed = 0
+    for _ in range(3):
+        changed += kern.sweep_cgs_precision(
+            problem.tok_doc, problem.tok_word, s.z, problem.emb, problem.alpha, s.n_dk, s.mu,
+            s.R, s.invd, s.logdet, s.kappa_k, s.nu_k, s.tconst, s.tscale, s.texp, s.rng,
+            np.empty(3 * D + 2 * K), 0, problem.n_tokens, *cache,
+        )  # fmt: skip
+    assert 2 * changed > 2 * kern.PRECISION_REFRESH * K  # moves: 2 per change
+    assert moves.min() > 0
+    inv = _psi_inverse(s)
+    scale = np.abs(inv).max(axis=(1, 2), keepdims=True)
+    np.testing.assert_allclose(P / scale, inv / scale, atol=1e-9, rtol=0)
+    iu = np.triu_indices(D)
+    packed = inv[:, iu[0], iu[1]] * np.where(iu[0] == iu[1], 1.0, 2.0)
+    np.testing.assert_allclose(Pp / scale[:, :, 0], packed / scale[:, :, 0], atol=1e-9, rtol=0)
+    np.testing.assert_allclose(Pmu, np.einsum("kab,kb->ka", P, s.mu), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(muPmu, np.einsum("ka,ka->k", s.mu, Pmu), rtol=1e-12)
+
+
+def test_all_topics_quad_equals_the_forward_substitution() -> None:
+    data, _ = simulate_gaussian_lda(n_docs=10, doc_length=30, n_topics=7, dim=50, seed=5)
+    problem = GLDAProblem.from_data(data)
+    s = init_state(problem, seed=2)
+    P, Pp, Pmu, muPmu, _, _, xx = _precision_cache(s)
+    Q = np.empty(problem.K)
+    y = np.empty(problem.D)
+    for w in range(0, problem.emb.shape[0], 17):
+        x = problem.emb[w]
+        kern.all_topics_quad(x, Pp, Pmu, muPmu, xx, Q)
+        for k in range(problem.K):
+            ref = kern._forward_sqnorm(s.R[k], s.invd[k], x, s.mu[k], y)
+            assert abs(Q[k] - ref) <= 1e-10 * (1.0 + ref), (w, k, Q[k], ref)
+            assert abs(kern._one_topic_quad(k, x, Pp, Pmu, muPmu, xx) - Q[k]) <= 1e-12 * (1 + ref)
+
+
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_precision_and_solve_draw_alike(method: str) -> None:
+    """The two ways of computing the densities give the same chain on a 2,000-token problem."""
+    data, _ = simulate_gaussian_lda(n_docs=40, doc_length=50, n_topics=6, dim=20, seed=8)
+    problem = GLDAProblem.from_data(data)
+    start = init_state(problem, seed=3, method=method)
+    a, b = copy.deepcopy(start), copy.deepcopy(start)
+    for _ in range(4):
+        ia = step(problem, a, method=method, density="precision")
+        ib = step(problem, b, method=method, density="solve")
+        np.testing.assert_array_equal(a.z, b.z)
+        assert ia.changed == ib.changed and ia.acceptance_rate == ib.acceptance_rate
+    assert ia.changed > 0
+    np.testing.assert_allclose(a.R, b.R, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("density", ["precision", "solve"])
+def test_alias_fast_path_equals_the_general_code(density: str) -> None:
+    """fresh_doc=False's fast MH step (count factors cancelled, linear weights, lazy
+    densities) makes the same moves as the general code with the full ratio."""
+    data, _ = simulate_gaussian_lda(n_docs=40, doc_length=50, n_topics=6, dim=20, seed=9)
+    problem = GLDAProblem.from_data(data)
+    start = init_state(problem, seed=4, method="alias-mh")
+    a, b = copy.deepcopy(start), copy.deepcopy(start)
+    rejected = 0.0
+    for _ in range(4):
+        ia = step(problem, a, method="alias-mh", density=density)
+        ib = step(problem, b, method="alias-mh", density=density, _broken=-1)
+        np.testing.assert_array_equal(a.z, b.z)
+        assert ia.acceptance_rate == ib.acceptance_rate and ia.rebuilds == ib.rebuilds
+        rejected += 1.0 - ia.acceptance_rate
+    assert rejected > 0.01  # the MH step did reject: the test exercises the ratio
+    np.testing.assert_allclose(a.stale_t, b.stale_t, rtol=1e-12)
+
+
+def test_density_option() -> None:
+    from bayeswe.glda.gibbs import GLDAGibbsArgs
+
+    assert GLDAGibbsArgs.from_options("cgs", {}).settings(3)["density"] == "precision"
+    assert GLDAGibbsArgs.from_options("cgs", {"density": "solve"}).settings(3)["density"] == "solve"
+    with pytest.raises(ValueError, match="density must be one of"):
+        GLDAGibbsArgs.from_options("cgs", {"density": "inverse"})
