@@ -31,8 +31,19 @@ place). The kernels are therefore deterministic functions of their inputs
 (state and ``rng``), serial, and independent of the Numba thread count; the
 driver gives each chain its own stream seeded from ``SeedSequence(seed)``.
 
+Density evaluation. Besides the factor, the samplers keep (by default) a *precision
+cache*: ``P_k = Psi_k^{-1}``, its upper triangle packed with doubled off-diagonals, ``P_k
+mu_k`` and ``mu_k' P_k mu_k``. Then ``(x - mu_k)' P_k (x - mu_k)`` for all K topics is the
+packed outer product of ``x`` dotted with each topic's packed ``P_k`` plus two cheap
+terms (:func:`all_topics_quad`): contiguous dot products that vectorize, where a forward
+substitution is ``D`` dependent steps. The cache is rebuilt from the factors at the start
+of every sweep (so it is a function of the checkpointed state), follows each move by
+Sherman-Morrison and is recomputed from the factor after every
+:data:`PRECISION_REFRESH` moves of a topic, so its rounding error stays ~1e-10. The
+forward-substitution kernels remain (``density="solve"`` in the driver).
+
 No kernel allocates per token: work vectors are passed in (``work`` holds
-``3 * D + 4 * K`` floats, ``iwork`` ``2 * K`` ints).
+``3 * D + 6 * K`` floats, ``iwork`` ``2 * K`` ints).
 """
 
 from __future__ import annotations
@@ -586,15 +597,17 @@ def _precision_derived(
     m_k = mu[k]
     D = Pk.shape[0]
     pk = Pp[k]
-    t = 0
+    off = 0
     c = 0.0
     for a in range(D):
         row = Pk[a]
-        pk[t] = row[a]
-        t += 1
-        for b in range(a + 1, D):
-            pk[t] = 2.0 * row[b]
-            t += 1
+        n = D - a
+        seg = pk[off : off + n]  # row views vectorize, as in _outer_packed
+        tail = row[a:]
+        seg[0] = tail[0]
+        for b in range(1, n):
+            seg[b] = 2.0 * tail[b]
+        off += n
         s = 0.0
         for b in range(D):
             s += row[b] * m_k[b]
@@ -683,7 +696,7 @@ def all_topics_quad(
         Q[k] = s - 2.0 * s2 + muPmu[k]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_DOT_FLAGS)
 def topic_move_precision(
     k: int,
     x: np.ndarray,
@@ -1135,8 +1148,9 @@ def sweep_alias(
                     _outer_packed(x, xx)
                     xx_owner = i
                 if stamp[s] != i:
-                    fresh_lt[s] = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu,
-                                                       R, invd, kappa_k, nu_k, logdet, y)  # fmt: skip
+                    fresh_lt[s] = _fresh_log_t_without(
+                        s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, kappa_k, nu_k, logdet, y
+                    )
                     stamp[s] = i
                 if stamp[t] != i:
                     fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
@@ -1148,8 +1162,8 @@ def sweep_alias(
                 if math.log(rand_uniform(rng)) < log_ratio:
                     cur = t
                     stats[1] += 1
-            _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k,
-                          nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+            _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k, nu_k,
+                          tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
             continue
         # sparse document term, relative to a reference m to avoid underflow
         nd = 0
