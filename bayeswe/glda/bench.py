@@ -34,38 +34,28 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib.util
 import json
 import os
-import re
 import sys
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from bayeswe.corpus import BagOfWords, Vocabulary
+from bayeswe.corpus import ENGLISH_STOPWORDS, BagOfWords, Vocabulary, build_vocabulary
+from bayeswe.datasets import DatasetUnavailableError, load_lee
 from bayeswe.glda.data import GaussianLDAData, load_glove, restrict_to_glove
 from bayeswe.glda.gibbs import GLDAProblem, GLDAState, init_state, step
 from bayeswe.kernels import glda as kern
 
-__all__ = ["build_parser", "lee_corpus", "main", "synthetic_corpus"]
+__all__ = ["NEWS_STOPWORDS", "build_parser", "lee_corpus", "main", "synthetic_corpus"]
 
 JAVA_TOKENS_PER_S_D50_K20 = 19_000  # quoted from the issue, not measured here
 
-# A short English stop-word list (function words only) for the Lee corpus tokenizer.
-_STOP = frozenset(
-    """a about above after again against all am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his how
-    i if in into is it its itself just me more most my myself no nor not now of off on
-    once only or other our ours ourselves out over own same she should so some such than
-    that the their theirs them themselves then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves said also says one two new""".split()
-)
+#: Left out of the Lee corpus besides :data:`bayeswe.corpus.ENGLISH_STOPWORDS`: reporting
+#: verbs and numerals that are frequent in news text and carry no topic.
+NEWS_STOPWORDS = frozenset({"said", "says", "two", "three", "new", "mr", "told"})
 
 
 def synthetic_corpus(
@@ -95,34 +85,23 @@ def synthetic_corpus(
     return GaussianLDAData(corpus, emb, n_topics=K_true)
 
 
-def _lee_path() -> str | None:
-    spec = importlib.util.find_spec("gensim")
-    if spec is None or spec.origin is None:
-        return None
-    path = os.path.join(os.path.dirname(spec.origin), "test", "test_data", "lee_background.cor")
-    return path if os.path.exists(path) else None
-
-
 def lee_corpus(min_count: int = 2) -> tuple[BagOfWords, np.ndarray] | None:
-    """The Lee corpus (300 news articles), lower-cased alphabetic tokens without stop words,
-    words seen at least ``min_count`` times and having a GloVe vector; with their vectors.
+    """The Lee corpus (300 news articles) for Gaussian LDA, with GloVe 6B 50d vectors.
 
-    Read from gensim's test data (``pip install gensim==4.4.0``) with a simple tokenizer
-    (its own stop-word list; ``bayeswe.datasets.load_lee``
-    reads the same file with the package tokenizer). ``None`` if gensim is not installed.
+    :func:`bayeswe.datasets.load_lee` (the package tokenizer) without
+    :data:`bayeswe.corpus.ENGLISH_STOPWORDS` and :data:`NEWS_STOPWORDS`, words seen at
+    least ``min_count`` times and having a GloVe vector. ``None`` if the dataset has not
+    been fetched (``make data`` or ``bayeswe data fetch lee``).
     """
-    path = _lee_path()
-    if path is None:
+    try:
+        lee = load_lee()
+    except DatasetUnavailableError:
         return None
-    with open(path, encoding="latin-1") as f:
-        docs = [
-            [w for w in re.findall(r"[a-z]+", line.lower()) if len(w) > 2 and w not in _STOP]
-            for line in f
-        ]
-    vocab = Vocabulary.from_counts(Counter(w for d in docs for w in d), min_count=min_count)
-    corpus = BagOfWords.from_token_ids([vocab.ids(d, drop_unknown=True) for d in docs], vocab)
-    corpus = corpus.subset(corpus.doc_lengths > 0)
-    corpus = restrict_to_glove(corpus)
+    vocab = build_vocabulary(
+        lee.documents, min_count=min_count, exclude=ENGLISH_STOPWORDS | NEWS_STOPWORDS
+    )
+    corpus = lee.bag_of_words(vocab)
+    corpus = restrict_to_glove(corpus.subset(corpus.doc_lengths > 0))
     return corpus, load_glove(corpus.vocabulary)
 
 
@@ -261,10 +240,10 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     if not (args.no_real or args.quick):
         lee = lee_corpus()
         if lee is None:
-            real_note = "gensim not installed: pip install gensim==4.4.0"
+            real_note = "Lee corpus not fetched: make data (or bayeswe data fetch lee)"
         else:
             corpora.append(("lee+glove50", GaussianLDAData(lee[0], lee[1], n_topics=2)))
-            real_note = "lee_background.cor (gensim test data), GloVe 6B 50d"
+            real_note = "bayeswe.datasets.load_lee (lee_background.cor), GloVe 6B 50d"
     settings = []
     for name, data in corpora:
         for K in Ks:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from bayeswe.cli import main
 
 
@@ -16,6 +18,21 @@ def test_quick_bench_json(capsys) -> None:
     assert summary["cholesky_tokens_per_s_d50_k20"] > 0
     (setting,) = out["settings"]
     assert setting["D"] == 50 and setting["K"] == 20
-    for sampler in ("naive", "cholesky", "alias", "alias_fresh_doc"):
+    for sampler in ("naive", "cholesky", "cholesky_solve", "alias", "alias_fresh_doc"):
         assert setting[sampler]["sec_per_iter"] > 0
     assert setting["naive"]["extrapolated"] is True
+    assert setting["speedup_precision_vs_solve"] > 0
+
+
+def test_lee_corpus_uses_the_package_pipeline() -> None:
+    """The benchmark's real corpus: load_lee, no stop words, every word with a GloVe vector."""
+    from bayeswe.corpus import ENGLISH_STOPWORDS
+    from bayeswe.glda.bench import NEWS_STOPWORDS, lee_corpus
+
+    corpus, vectors = lee_corpus()
+    words = set(corpus.vocabulary.words)
+    assert corpus.n_docs == 300 and (corpus.doc_lengths > 0).all()
+    assert not words & (ENGLISH_STOPWORDS | NEWS_STOPWORDS)
+    assert vectors.shape == (len(corpus.vocabulary), 50) and np.isfinite(vectors).all()
+    counts = np.bincount(corpus.tokens()[1], minlength=len(words))
+    assert counts.min() >= 2  # min_count=2, before restriction to GloVe words
