@@ -26,17 +26,28 @@ __all__ = [
 def build_options(cls: Any, method: str, options: Mapping[str, Any]) -> Any:
     """``cls(**options)``, validated.
 
-    Raises ``ValueError`` naming unknown options (and listing the known ones) or the
-    first bad value.
+    ``cls.OPTION_ALIASES`` (optional, ``{alias: field}``) lists second names of fields,
+    so that every sampler takes the same run lengths: cmdstanpy's ``iter_warmup`` and
+    ``iter_sampling``, and the topic-model names ``burn_in`` and ``sweeps``.
+
+    Raises ``ValueError`` naming unknown options (and listing the known ones), an
+    option given under both its names, or the first bad value.
     """
+    aliases: Mapping[str, str] = getattr(cls, "OPTION_ALIASES", {})
+    opts = dict(options)
+    for alias, name in aliases.items():
+        if alias in opts:
+            if name in opts:
+                raise ValueError(f"give {name} or its alias {alias}, not both")
+            opts[name] = opts.pop(alias)
     allowed = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(options) - allowed)
+    unknown = sorted(set(opts) - allowed)
     if unknown:
         raise ValueError(
             f"method {method!r} does not take option(s) {', '.join(unknown)}; "
-            f"it takes: {', '.join(sorted(allowed))}"
+            f"it takes: {', '.join(sorted(allowed | set(aliases)))}"
         )
-    args = cls(**options)
+    args = cls(**opts)
     args.validate()
     return args
 

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import arviz as az
 import numpy as np
@@ -402,9 +402,9 @@ class GLDAGibbsArgs:
 
     Attributes
     ----------
-    sweeps
+    sweeps (alias iter_sampling)
         Sweeps after burn-in (default 200); every ``thin``-th is kept.
-    burn_in
+    burn_in (alias iter_warmup)
         Sweeps discarded first (default 100).
     thin
         Keep one sweep in ``thin`` (default 1).
@@ -447,6 +447,9 @@ class GLDAGibbsArgs:
     callback
         Called as ``callback(sweeps_done)`` after each sweep of all chains.
     """
+
+    #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
+    OPTION_ALIASES: ClassVar[dict[str, str]] = {"iter_warmup": "burn_in", "iter_sampling": "sweeps"}
 
     sweeps: int | None = None
     burn_in: int | None = None

@@ -34,7 +34,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import arviz as az
 import numpy as np
@@ -80,10 +80,10 @@ class CGSArgs:
 
     Attributes
     ----------
-    sweeps
+    sweeps (alias iter_sampling)
         Sweeps after burn-in (default 1000); every ``thin``-th is saved, so
         ``sweeps // thin`` draws per chain.
-    burn_in
+    burn_in (alias iter_warmup)
         Sweeps discarded first (default 500).
     thin
         Save one sweep in ``thin`` (default 10).
@@ -98,6 +98,9 @@ class CGSArgs:
     threads
         Chains run at the same time (default: ``min(chains, os.cpu_count())``).
     """
+
+    #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
+    OPTION_ALIASES: ClassVar[dict[str, str]] = {"iter_warmup": "burn_in", "iter_sampling": "sweeps"}
 
     sweeps: int | None = None
     burn_in: int | None = None

@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import arviz as az
 import numpy as np
@@ -540,9 +540,9 @@ class PGGibbsArgs:
 
     Attributes
     ----------
-    iter_warmup
+    iter_warmup (alias burn_in)
         Sweeps discarded before the kept ones (default 200).
-    iter_sampling
+    iter_sampling (alias sweeps)
         Sweeps after warm-up (default 1000); every ``thin``-th is kept.
     thin
         Keep one sweep in ``thin`` (default 1).
@@ -570,6 +570,9 @@ class PGGibbsArgs:
     callback
         Called as ``callback(sweeps_done)`` after each sweep of all chains.
     """
+
+    #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
+    OPTION_ALIASES: ClassVar[dict[str, str]] = {"burn_in": "iter_warmup", "sweeps": "iter_sampling"}
 
     iter_warmup: int | None = None
     iter_sampling: int | None = None

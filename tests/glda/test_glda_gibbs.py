@@ -84,6 +84,15 @@ def test_checkpoint_resume_equals_uninterrupted(tmp_path, tiny, method: str) -> 
         bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **{**kw, "seed": 4})
 
 
+def test_cmdstanpy_names_of_the_run_lengths(tiny) -> None:
+    """iter_warmup/iter_sampling (as for NUTS and pg-gibbs) are burn_in/sweeps."""
+    kw = dict(method="alias-mh", seed=3, chains=1, thin=2)
+    a = bayeswe.fit("gaussian_lda", tiny, sweeps=6, burn_in=2, **kw)
+    b = bayeswe.fit("gaussian_lda", tiny, iter_sampling=6, iter_warmup=2, **kw)
+    np.testing.assert_array_equal(a.posterior["mu"].values, b.posterior["mu"].values)
+    assert b.posterior.sizes["draw"] == 3
+
+
 def test_bad_options(tiny) -> None:
     with pytest.raises(ValueError, match="does not take option"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, iterations=3)

@@ -204,6 +204,16 @@ def test_same_seed_same_draws_whatever_the_threads(simulated):
     assert not np.array_equal(a.posterior.phi.values[0], a.posterior.phi.values[1])
 
 
+def test_cmdstanpy_names_of_the_run_lengths(simulated):
+    """iter_warmup/iter_sampling (as for NUTS and pg-gibbs) are burn_in/sweeps."""
+    a = bayeswe.fit("lda", simulated.data, method="cgs", seed=3, sweeps=6, burn_in=2, thin=2)
+    b = bayeswe.fit(
+        "lda", simulated.data, method="cgs", seed=3, iter_sampling=6, iter_warmup=2, thin=2
+    )
+    np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
+    assert b.posterior.sizes["draw"] == 3
+
+
 # ----------------------------------------------------------------- errors
 
 
@@ -232,7 +242,8 @@ def test_bad_inputs_raise_clear_errors(simulated):
         ({"sweeps": 5, "thin": 10}, "no draw"),
         ({"algorithm": "alias"}, "algorithm must be one of"),
         ({"keep_assignments": "yes"}, "keep_assignments"),
-        ({"iter_sampling": 10}, "does not take option"),
+        ({"iter_samples": 10}, "does not take option"),
+        ({"iter_sampling": 10, "sweeps": 10}, "not both"),
         ({"chains": 0}, "chains"),
         ({"seed": -1}, "seed"),
     ],

@@ -465,6 +465,17 @@ def test_bad_options_raise_before_running(small_data: dict[str, Any], options: d
         bayeswe.fit("sgns_identified", small_data, method="pg-gibbs", seed=1, **options)
 
 
+def test_topic_model_names_of_the_run_lengths(small_data: dict[str, Any]) -> None:
+    """burn_in/sweeps (as for the topic-model samplers) are iter_warmup/iter_sampling."""
+    kw = dict(method="pg-gibbs", seed=2, init="prior", thin=2)
+    a = bayeswe.fit("sgns_identified", small_data, iter_warmup=3, iter_sampling=6, **kw)
+    b = bayeswe.fit("sgns_identified", small_data, burn_in=3, sweeps=6, **kw)
+    np.testing.assert_array_equal(a.posterior["rho"].values, b.posterior["rho"].values)
+    assert b.posterior.sizes["draw"] == 3
+    with pytest.raises(ValueError, match="not both"):
+        bayeswe.fit("sgns_identified", small_data, sweeps=6, iter_sampling=6, **kw)
+
+
 def test_pg_gibbs_is_only_for_the_identified_model(small_data: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="sgns_identified"):
         bayeswe.fit("sgns", small_data, method="pg-gibbs", seed=1)
