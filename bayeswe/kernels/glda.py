@@ -471,6 +471,37 @@ def topic_minor(
         _mirror(k, mu, R, invd, muT, RT, invdT)
 
 
+@njit(cache=True, inline="always")
+def _draw_topic(
+    d: int,
+    old: int,
+    D: int,
+    Q: np.ndarray,
+    n_dk: np.ndarray,
+    alpha: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    logdet: np.ndarray,
+    logw: np.ndarray,
+    rng: np.ndarray,
+) -> int:
+    # Eq. (1): the topic of a token of document d (counted out of n_dk, still held by
+    # topic ``old``) from its Mahalanobis distances Q[k]; topic ``old`` without the
+    # token comes from the same distance (_log_t_without).
+    K = alpha.shape[0]
+    for k in range(K):
+        logw[k] = (
+            math.log(n_dk[d, k] + alpha[k]) + tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
+        )
+    logw[old] = math.log(n_dk[d, old] + alpha[old]) + _log_t_without(
+        old, Q[old], D, kappa_k, nu_k, logdet
+    )
+    return _sample_log(logw, K, rand_uniform(rng))
+
+
 @njit(cache=True, nogil=True)
 def sweep_cgs(
     tok_doc: np.ndarray,
@@ -519,14 +550,8 @@ def sweep_cgs(
         # the token stays in its topic while the K densities are evaluated; topic
         # ``old`` without it comes from the same solve (_log_t_without)
         _all_topics_sqnorm(x, muT, RT, invdT, Y, Q)
-        for k in range(K):
-            logw[k] = (
-                math.log(n_dk[d, k] + alpha[k]) + tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
-            )
-        logw[old] = math.log(n_dk[d, old] + alpha[old]) + _log_t_without(
-            old, Q[old], D, kappa_k, nu_k, logdet
-        )
-        new = _sample_log(logw, K, rand_uniform(rng))
+        new = _draw_topic(d, old, D, Q, n_dk, alpha, tconst, tscale, texp, kappa_k, nu_k,
+                          logdet, logw, rng)  # fmt: skip
         n_dk[d, new] += 1
         if new != old:
             topic_move(old, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
@@ -788,14 +813,8 @@ def sweep_cgs_precision(
         old = z[i]
         n_dk[d, old] -= 1
         all_topics_quad(x, Pp, Pmu, muPmu, xx, Q)
-        for k in range(K):
-            logw[k] = (
-                math.log(n_dk[d, k] + alpha[k]) + tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
-            )
-        logw[old] = math.log(n_dk[d, old] + alpha[old]) + _log_t_without(
-            old, Q[old], D, kappa_k, nu_k, logdet
-        )
-        new = _sample_log(logw, K, rand_uniform(rng))
+        new = _draw_topic(d, old, D, Q, n_dk, alpha, tconst, tscale, texp, kappa_k, nu_k,
+                          logdet, logw, rng)  # fmt: skip
         n_dk[d, new] += 1
         if new != old:
             topic_move_precision(old, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
