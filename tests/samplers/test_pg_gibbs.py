@@ -458,6 +458,7 @@ def test_checkpoint_of_another_run_is_refused(small_data: dict[str, Any], tmp_pa
         {"iter_samples": 10},
         {"callback": 3},
         {"inits": 0.5},
+        {"omega": "per-pair"},
     ],
 )
 def test_bad_options_raise_before_running(small_data: dict[str, Any], options: dict) -> None:

@@ -44,7 +44,7 @@ def _summary(p: np.ndarray) -> dict[str, np.ndarray]:
 
 
 @pytest.fixture(scope="module")
-def fits() -> tuple[az.InferenceData, az.InferenceData]:
+def data_and_nuts() -> tuple[dict[str, Any], az.InferenceData]:
     from bayeswe.sgns import simulate_sgns
 
     sim = simulate_sgns(6, 2, 40_000, seed=11)
@@ -53,10 +53,19 @@ def fits() -> tuple[az.InferenceData, az.InferenceData]:
         2, prior_sd=1.0, fixed_index=fixed, fixed_alpha=sim.alpha[fixed]
     )
     nuts = bayeswe.fit("sgns_identified", data, method="nuts", seed=2, chains=4, iter_sampling=2000)
+    return data, nuts
+
+
+@pytest.fixture(scope="module", params=["per-sweep", "per-block"])
+def fits(request, data_and_nuts) -> tuple[az.InferenceData, az.InferenceData]:
+    """NUTS and Gibbs with each PG schedule (``omega``): both must sample the posterior."""
+    data, nuts = data_and_nuts
     gibbs = bayeswe.fit(
         "sgns_identified", data, method="pg-gibbs", seed=2, chains=4,
         iter_warmup=200, iter_sampling=12_000, thin=4, init="map", threads=1,
+        omega=request.param,
     )  # fmt: skip
+    assert gibbs.attrs["omega"] == request.param
     return nuts, gibbs
 
 
