@@ -19,6 +19,7 @@ def test_quick_benchmark_prints_one_json_object_with_the_summary_keys() -> None:
     summary = result["summary"]
     for key in (
         "ess_per_s_ratio_vs_nuts",
+        "ess_per_s_ratio_vs_nuts_per_block",
         "congress_s_per_sweep",
         "congress_peak_gb",
         "gflops_fraction_of_peak",
@@ -27,7 +28,13 @@ def test_quick_benchmark_prints_one_json_object_with_the_summary_keys() -> None:
     (setting,) = result["settings"]
     assert (setting["V"], setting["K"], setting["N"], setting["S"]) == (100, 5, 50_000, 1)
     assert setting["gibbs_t1_threads"] == 1
-    for key in ("gibbs_t1_sweeps_per_s", "gibbs_t1_ess_per_s", "nuts_ess_per_s"):
+    for key in (
+        "gibbs_t1_sweeps_per_s",
+        "gibbs_t1_ess_per_s",
+        "gibbs_per_block_t1_sweeps_per_s",
+        "gibbs_per_block_t1_ess_per_s",
+        "nuts_ess_per_s",
+    ):
         assert setting[key] > 0, key
     assert summary["ess_per_s_ratio_vs_nuts"] == pytest.approx(
         setting["gibbs_t1_ess_per_s"] / setting["nuts_ess_per_s"]
