@@ -248,6 +248,7 @@ def _congress(V: int, K: int, P: int, sweeps: int, seed: int) -> dict[str, Any]:
         "s_per_sweep_all": times,
         "peak_gb": peak_mb / 1024,
         "threads": numba.get_num_threads(),
+        "omega": "per-sweep",
     }
 
 

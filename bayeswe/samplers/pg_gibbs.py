@@ -505,7 +505,7 @@ def step(
     *,
     inner_steps: int = 1,
     native: bool | None = None,
-    omega_per_sweep: bool = False,
+    omega_per_sweep: bool = True,
 ) -> tuple[GibbsState, GibbsInfo]:
     """One sweep: every ``rho_w`` given ``alpha``, then every free ``alpha_v`` given ``rho``.
 
@@ -531,8 +531,9 @@ def step(
         over the groups (True), or through its Python API (False); ``None``: the
         former when available. Both give the same draws.
     omega_per_sweep
-        Draw the PG variables once per sweep (True) or once per block (False, the
-        paper's Algorithm 1); see above.
+        Draw the PG variables once per sweep (True, the default, as the sampler's
+        ``omega="per-sweep"``) or once per block (False, the paper's Algorithm 1);
+        see above.
 
     Returns
     -------
