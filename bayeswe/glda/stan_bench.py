@@ -23,10 +23,8 @@ import json
 import os
 import platform
 import statistics
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +32,7 @@ import numpy as np
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.data import GaussianLDAData
 from bayeswe.glda.models import GAUSSIAN_LDA, fit_gaussian_lda
-from bayeswe.stan.timing import log_prob_at, time_per_gradient
+from bayeswe.stan.timing import compile_program_text, json_ready, log_prob_at, time_per_gradient
 
 __all__ = [
     "PER_TOKEN_PROGRAM",
@@ -222,13 +220,10 @@ def run_benchmark(
         seed=seed,
     )
     ours_data = GAUSSIAN_LDA.validate(data.to_stan())
-    ours_data = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in ours_data.items()}
+    ours_data = json_ready(ours_data)
     theirs_data = per_token_data(data)
     init = _start(data, seed)
-    with tempfile.TemporaryDirectory(prefix="bayeswe-glda-per-token-") as tmp:
-        source = Path(tmp) / "gaussian_lda_per_token.stan"
-        source.write_text(PER_TOKEN_PROGRAM)
-        theirs = compile_model(source)
+    theirs = compile_program_text(PER_TOKEN_PROGRAM, "gaussian_lda_per_token.stan")
     ours = compile_model(GAUSSIAN_LDA.stan_file)
     lp_ours = log_prob_at(ours, init, ours_data)
     lp_theirs = log_prob_at(theirs, init, theirs_data)

@@ -29,7 +29,6 @@ import json
 import os
 import platform
 import statistics
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +37,7 @@ import numpy as np
 from bayeswe.corpus import BagOfWords
 from bayeswe.lda.data import LDAData
 from bayeswe.lda.models import COORDS_KEY, LDA, LDA_USERS_GUIDE, stan_data, users_guide_data
-from bayeswe.stan.timing import log_prob_at, time_per_gradient
+from bayeswe.stan.timing import compile_program_text, json_ready, log_prob_at, time_per_gradient
 
 __all__ = [
     "DEFAULT_SIZE",
@@ -104,9 +103,7 @@ def _start(data: LDAData, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _json_ready(d: dict[str, Any]) -> dict[str, Any]:
-    return {
-        k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in d.items() if k != COORDS_KEY
-    }
+    return json_ready(d, drop=(COORDS_KEY,))
 
 
 def stan_grad_speedup(
@@ -166,11 +163,7 @@ def stan_grad_speedup(
     ug_init = {"theta": theta, "phi": phi}
     ours = compile_model(LDA.stan_file)
     ug = compile_model(LDA_USERS_GUIDE.stan_file)
-    with tempfile.TemporaryDirectory(prefix="bayeswe-lda-null-") as tmp:
-        null_file = os.path.join(tmp, "lda_bench_null.stan")
-        with open(null_file, "w") as f:
-            f.write(NULL_PROGRAM)
-        null = compile_model(null_file)
+    null = compile_program_text(NULL_PROGRAM, "lda_bench_null.stan")
     n_params = data.n_docs * n_topics + n_topics * data.n_words
     null_data = {"P": n_params}
     null_init = {"x": np.zeros(n_params)}

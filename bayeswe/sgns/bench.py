@@ -23,7 +23,6 @@ import os
 import platform
 import re
 import statistics
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from bayeswe.sgns.data import SGNSData
 from bayeswe.sgns.identify import identify_transform
 from bayeswe.sgns.models import SGNS_IDENTIFIED
 from bayeswe.sgns.simulate import simulate_sgns
-from bayeswe.stan.timing import log_prob_at, time_per_gradient
+from bayeswe.stan.timing import compile_program_text, json_ready, log_prob_at, time_per_gradient
 
 __all__ = ["DEFAULT_PAPER_TEXT", "ListingError", "listing2_data", "read_listing", "run_benchmark"]
 
@@ -136,22 +135,15 @@ def run_benchmark(
     fixed = np.arange(V - K, V)
     # Start both programs at the truth, moved onto the identified slice (Prop. 1).
     rho0, alpha0 = identify_transform(sim.rho, sim.alpha, fixed, sim.alpha[fixed])
-    ours_data = {
-        k: v
-        for k, v in data.stan_data(
-            K, prior_sd=prior_sd, fixed_index=fixed, fixed_alpha=sim.alpha[fixed]
-        ).items()
-        if k != "vocabulary"
-    }
-    ours_data = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in ours_data.items()}
+    ours_data = json_ready(
+        data.stan_data(K, prior_sd=prior_sd, fixed_index=fixed, fixed_alpha=sim.alpha[fixed]),
+        drop=("vocabulary",),
+    )
     theirs_data = listing2_data(data, K, prior_sd, sim.alpha[fixed])
     ours_init = {"rho": rho0.tolist(), "alpha_free": alpha0[: V - K].tolist()}
     theirs_init = {"word_vectors": rho0.tolist(), "context_vectors_raw": alpha0[: V - K].tolist()}
 
-    with tempfile.TemporaryDirectory(prefix="bayeswe-listing2-") as tmp:
-        listing_file = Path(tmp) / "paper_listing2.stan"
-        listing_file.write_text(source)
-        theirs = compile_model(listing_file)
+    theirs = compile_program_text(source, "paper_listing2.stan")
     ours = compile_model(SGNS_IDENTIFIED.stan_file)
 
     lp_ours = log_prob_at(ours, ours_init, ours_data)

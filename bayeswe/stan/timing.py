@@ -10,7 +10,35 @@ import logging
 import tempfile
 from typing import Any
 
-__all__ = ["log_prob_at", "time_per_gradient"]
+__all__ = ["compile_program_text", "json_ready", "log_prob_at", "time_per_gradient"]
+
+
+def json_ready(data: dict[str, Any], *, drop: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``data`` with NumPy arrays as lists (as cmdstanpy writes JSON), without the ``drop`` keys."""
+    import numpy as np
+
+    return {
+        k: (v.tolist() if isinstance(v, np.ndarray) else v)
+        for k, v in data.items()
+        if k not in drop
+    }
+
+
+def compile_program_text(text: str, file_name: str) -> Any:
+    """Compile a Stan program given as text (a benchmark's peer) through the model cache.
+
+    The source is written to ``file_name`` in a temporary folder; the executable is
+    cached like any other by :func:`bayeswe.stan.toolchain.compile_model` (by name and
+    source hash), so the folder can go.
+    """
+    from pathlib import Path
+
+    from bayeswe.stan.toolchain import compile_model
+
+    with tempfile.TemporaryDirectory(prefix="bayeswe-peer-") as tmp:
+        source = Path(tmp) / file_name
+        source.write_text(text)
+        return compile_model(source)
 
 
 def time_per_gradient(
