@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from bayeswe.bench import BENCHMARKS
 from bayeswe.stan import toolchain
 
 
@@ -97,44 +98,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from bayeswe.sgns import compare
 
     return compare.main(args=args)
-
-
-#: ``bayeswe bench NAME``: the module that defines the benchmark (its ``build_parser``
-#: adds the options, its ``main(args=...)`` runs it) and the help line.
-BENCHMARKS: dict[str, tuple[str, str]] = {
-    "sgns-stan": (
-        "bayeswe.sgns.bench",
-        "gradient time of sgns_identified.stan vs the paper's Listing 2",
-    ),
-    "lda": (
-        "bayeswe.lda.bench",
-        "LDA collapsed Gibbs vs tomotopy, lda, gensim, scikit-learn (tokens/s)",
-    ),
-    "pg-gibbs": (
-        "bayeswe.samplers.bench",
-        "PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time",
-    ),
-    "corpus-pairs": (
-        "bayeswe.corpus.bench",
-        "SGNS pair extraction: time and peak memory at 10^7 tokens",
-    ),
-    "evaluation": (
-        "bayeswe.evaluation.bench",
-        "analogy / Spearman / posterior evaluation on GloVe vs gensim",
-    ),
-    "lda-stan": (
-        "bayeswe.lda.stan_bench",
-        "gradient time of lda.stan vs the Stan User's Guide LDA",
-    ),
-    "gaussian-lda": (
-        "bayeswe.glda.bench",
-        "Gaussian LDA: naive vs Cholesky-update vs alias-MH sweep time",
-    ),
-    "gaussian-lda-stan": (
-        "bayeswe.glda.stan_bench",
-        "gradient cost of gaussian_lda.stan vs a per-token program, and a NUTS fit",
-    ),
-}
 
 
 def build_parser() -> argparse.ArgumentParser:

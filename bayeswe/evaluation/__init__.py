@@ -1,6 +1,6 @@
 """Evaluating word embeddings, point estimates and posteriors.
 
-* Benchmarks (:mod:`bayeswe.evaluation.benchmarks`): WS-353, SimLex-999, MEN and ten
+* Benchmarks (:mod:`bayeswe.evaluation.testsets`): WS-353, SimLex-999, MEN and ten
   more word-similarity sets, and the Google analogy questions, read from the optional
   packages of the ``eval`` extra (never downloaded); users' own tables too.
 * One embedding: :func:`word_similarity` (Spearman correlation with coverage) and
@@ -16,17 +16,6 @@ from bayeswe.evaluation.analogy import (
     PosteriorAnalogy,
     analogy_accuracy,
     posterior_analogy_accuracy,
-)
-from bayeswe.evaluation.benchmarks import (
-    BENCHMARKS,
-    AnalogyBenchmark,
-    SimilarityBenchmark,
-    benchmark_path,
-    list_benchmarks,
-    load_analogy,
-    load_similarity,
-    read_analogy_file,
-    read_similarity_table,
 )
 from bayeswe.evaluation.errors import (
     BenchmarkFormatError,
@@ -48,6 +37,17 @@ from bayeswe.evaluation.similarity import (
     SimilarityResult,
     posterior_spearman,
     word_similarity,
+)
+from bayeswe.evaluation.testsets import (
+    BENCHMARKS,
+    AnalogyBenchmark,
+    SimilarityBenchmark,
+    benchmark_path,
+    list_benchmarks,
+    load_analogy,
+    load_similarity,
+    read_analogy_file,
+    read_similarity_table,
 )
 
 __all__ = [

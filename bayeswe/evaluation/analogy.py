@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayeswe.evaluation.benchmarks import AnalogyBenchmark, as_analogy_benchmark
 from bayeswe.evaluation.embedding import (
     Vocabulary,
     as_draws,
@@ -33,6 +32,7 @@ from bayeswe.evaluation.embedding import (
     unit_rows,
 )
 from bayeswe.evaluation.errors import EvaluationError
+from bayeswe.evaluation.testsets import AnalogyBenchmark, as_analogy_benchmark
 from bayeswe.options import check_choice, check_int
 
 __all__ = ["AnalogyResult", "PosteriorAnalogy", "analogy_accuracy", "posterior_analogy_accuracy"]

@@ -24,7 +24,6 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from bayeswe.evaluation.benchmarks import SimilarityBenchmark, as_similarity_benchmark
 from bayeswe.evaluation.embedding import (
     Draws,
     as_draws,
@@ -35,6 +34,7 @@ from bayeswe.evaluation.embedding import (
     unit_rows,
 )
 from bayeswe.evaluation.errors import EvaluationError
+from bayeswe.evaluation.testsets import SimilarityBenchmark, as_similarity_benchmark
 
 __all__ = ["PosteriorSpearman", "SimilarityResult", "posterior_spearman", "word_similarity"]
 

@@ -200,7 +200,7 @@ def fit_gaussian_lda(
     arviz.InferenceData
         As :func:`bayeswe.fit`; ``attrs["init"]`` records the start used.
     """
-    import bayeswe
+    from bayeswe.fit import fit  # fit dispatches to the samplers, which import this package
 
     if init not in ("kmeans", "random"):
         raise ValueError(f"init must be 'kmeans' or 'random', got {init!r}")
@@ -213,7 +213,7 @@ def fit_gaussian_lda(
         n = (chains or 4) if method == "nuts" else 1
         starts = initial_values(data, seed=seed, chains=n)
         options["inits"] = starts if method == "nuts" else starts[0]
-    idata = bayeswe.fit(GAUSSIAN_LDA, data, method=method, seed=seed, chains=chains, **options)
+    idata = fit(GAUSSIAN_LDA, data, method=method, seed=seed, chains=chains, **options)
     for attrs in (idata.attrs, idata.posterior.attrs):
         attrs["init"] = used
     return idata

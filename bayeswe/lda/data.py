@@ -20,6 +20,10 @@ import numpy as np
 from bayeswe.corpus import BagOfWords, CorpusError
 from bayeswe.errors import BayesweError
 
+#: Key of the data mapping under which :meth:`LDAData.stan_data_for` passes the coords
+#: (not a Stan identifier, so it can never clash with a data field).
+COORDS_KEY = "__coords__"
+
 __all__ = ["LDAData", "LDADataError"]
 
 
@@ -142,11 +146,43 @@ class LDAData:
             "beta": float(self.beta),
         }
 
-    def stan_data_for(self, spec: Any) -> dict[str, Any]:
-        """The data mapping :func:`bayeswe.fit` passes to ``spec`` ("lda" or "lda_users_guide")."""
-        from bayeswe.lda.models import fit_data  # models import this module
+    def to_stan_tokens(self) -> dict[str, Any]:
+        """Token-level data of ``models/lda_users_guide.stan`` (one entry per token).
 
-        return fit_data(spec, self)
+        Tokens are listed document by document, the words of a document in id order
+        (the order does not change the log density).
+        """
+        agg = self.to_stan()
+        counts = np.asarray(agg["count"], dtype=np.int64)
+        return {
+            "D": agg["D"],
+            "V": agg["V"],
+            "K": agg["K"],
+            "N": int(counts.sum()),
+            "doc": np.repeat(np.asarray(agg["doc"], dtype=np.int64), counts),
+            "word": np.repeat(np.asarray(agg["word"], dtype=np.int64), counts),
+            "alpha": agg["alpha"],
+            "beta": agg["beta"],
+        }
+
+    def stan_data_for(self, spec: Any) -> dict[str, Any]:
+        """The data mapping :func:`bayeswe.fit` passes to ``spec`` ("lda" or "lda_users_guide").
+
+        The coords of the fit travel under :data:`COORDS_KEY`.
+
+        Raises
+        ------
+        LDADataError
+            ``spec`` is not one of the LDA programs.
+        """
+        name = getattr(spec, "name", spec)
+        if name == "lda":
+            return {**self.to_stan(), COORDS_KEY: self.coords()}
+        if name == "lda_users_guide":
+            return {**self.to_stan_tokens(), COORDS_KEY: self.coords()}
+        raise LDADataError(
+            f"an LDAData is data for the models 'lda' and 'lda_users_guide', not {name!r}"
+        )
 
     def coords(self) -> dict[str, Any]:
         """Coordinates of fits: document ids, topic numbers, vocabulary words."""

@@ -10,7 +10,7 @@ topic numbers ``0..K-1`` and the vocabulary.
 
 ``lda_users_guide`` (``models/lda_users_guide.stan``) is the same model written as
 in the Stan User's Guide (one ``log_sum_exp`` per token), on token-level data
-(:func:`users_guide_data`); it is the baseline of :mod:`bayeswe.lda.stan_bench`.
+(:func:`users_guide_data`); it is the baseline of :mod:`bayeswe.bench.lda_stan`.
 
 ``bayeswe.fit("lda", LDAData(...), method="nuts" | "advi" | "map", seed=...)``
 accepts the :class:`~bayeswe.lda.LDAData` itself: :func:`bayeswe.fit` turns it
@@ -22,16 +22,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from bayeswe.lda.data import LDAData, LDADataError
+from bayeswe.lda.data import COORDS_KEY, LDAData, LDADataError
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
 
 __all__ = ["COORDS_KEY", "LDA", "LDA_USERS_GUIDE", "fit_data", "stan_data", "users_guide_data"]
 
-#: Key of the data mapping under which :func:`stan_data` passes the coords
-#: (not a Stan identifier, so it can never clash with a data field).
-COORDS_KEY = "__coords__"
 
 _SIZES = (
     DataField("D", "int"),
@@ -96,44 +91,14 @@ def _check(data: Any) -> LDAData:
 
 def stan_data(data: LDAData) -> dict[str, Any]:
     """Data of ``models/lda.stan`` plus the coords of the fit (under :data:`COORDS_KEY`)."""
-    data = _check(data)
-    return {**data.to_stan(), COORDS_KEY: data.coords()}
+    return _check(data).stan_data_for(LDA)
 
 
 def users_guide_data(data: LDAData) -> dict[str, Any]:
-    """Token-level data of ``models/lda_users_guide.stan`` (one entry per token).
-
-    Tokens are listed document by document, the words of a document in id order
-    (the order does not change the log density).
-    """
-    data = _check(data)
-    agg = data.to_stan()
-    counts = np.asarray(agg["count"], dtype=np.int64)
-    return {
-        "D": agg["D"],
-        "V": agg["V"],
-        "K": agg["K"],
-        "N": int(counts.sum()),
-        "doc": np.repeat(np.asarray(agg["doc"], dtype=np.int64), counts),
-        "word": np.repeat(np.asarray(agg["word"], dtype=np.int64), counts),
-        "alpha": agg["alpha"],
-        "beta": agg["beta"],
-        COORDS_KEY: data.coords(),
-    }
+    """Token-level data of ``models/lda_users_guide.stan`` plus the coords of the fit."""
+    return _check(data).stan_data_for(LDA_USERS_GUIDE)
 
 
 def fit_data(spec: StanModelSpec, data: LDAData) -> dict[str, Any]:
-    """The data mapping :func:`bayeswe.fit` passes to ``spec`` for an :class:`LDAData`.
-
-    Raises
-    ------
-    LDADataError
-        ``spec`` is not one of the LDA programs.
-    """
-    if spec.name == LDA_USERS_GUIDE.name:
-        return users_guide_data(data)
-    if spec.name == LDA.name:
-        return stan_data(data)
-    raise LDADataError(
-        f"an LDAData is data for the models 'lda' and 'lda_users_guide', not {spec.name!r}"
-    )
+    """The data mapping :func:`bayeswe.fit` passes to ``spec`` for an :class:`LDAData`."""
+    return _check(data).stan_data_for(spec)

@@ -1,10 +1,26 @@
-"""Samplers written against flat arrays: a small state, a ``step`` and a multi-chain driver.
+"""Samplers written against flat arrays, all of one shape.
 
-The hot loops live in :mod:`bayeswe.kernels`; each sampler here validates its
-arguments, owns its random streams and returns :class:`arviz.InferenceData`
-through :func:`bayeswe.inference_data.to_inference_data`.
+Each sampler module holds a problem object built from the model's data object, a
+state, ``init_state(problem, seed, ...)``, a ``step(problem, state, ...)`` that
+advances one chain by one sweep, and a ``sample_*`` driver that runs several chains
+and returns :class:`arviz.InferenceData` with the names, dims and coords of the
+model's Stan fits:
+
+=============================  ==================================  =========================
+module                         model, ``bayeswe.fit`` method       driver
+=============================  ==================================  =========================
+:mod:`~.pg_gibbs`              ``sgns_identified``, ``pg-gibbs``   :func:`sample_pg_gibbs`
+:mod:`~.lda_cgs`               ``lda``, ``cgs``                    :func:`sample_cgs`
+:mod:`~.gaussian_lda`          ``gaussian_lda``, ``cgs`` and       :func:`sample_gaussian_lda`
+                               ``alias-mh``
+=============================  ==================================  =========================
+
+The hot loops live in :mod:`bayeswe.kernels`; the modules here validate arguments,
+own the random streams and label the output.
 """
 
+from bayeswe.samplers.gaussian_lda import GLDAProblem, sample_gaussian_lda
+from bayeswe.samplers.lda_cgs import CGSProblem, sample_cgs
 from bayeswe.samplers.pg_gibbs import (
     GibbsInfo,
     GibbsState,
@@ -16,11 +32,15 @@ from bayeswe.samplers.pg_gibbs import (
 )
 
 __all__ = [
+    "CGSProblem",
+    "GLDAProblem",
     "GibbsInfo",
     "GibbsState",
     "PGGibbsArgs",
     "SGNSGibbsProblem",
     "init_state",
+    "sample_cgs",
+    "sample_gaussian_lda",
     "sample_pg_gibbs",
     "step",
 ]

@@ -11,12 +11,12 @@ with :func:`bayeswe.fit`.
 
 from bayeswe.sgns.data import SGNSData, default_vocabulary
 from bayeswe.sgns.errors import IdentificationError, SGNSDataError
+from bayeswe.sgns.fitting import find_anchors, fit_sgns
 from bayeswe.sgns.identify import (
     Anchors,
     check_anchors,
     check_anchors_in_data,
     choose_anchor_words,
-    find_anchors,
     identify_draws,
     identify_transform,
     word_counts,
@@ -31,7 +31,7 @@ from bayeswe.sgns.metrics import (
     posterior_cosine_similarity,
     rmse_co,
 )
-from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED, fit_sgns
+from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED
 from bayeswe.sgns.simulate import SimulatedSGNS, simulate_sgns
 
 __all__ = [

@@ -46,10 +46,10 @@ import xarray as xr
 from scipy.special import expit
 
 from bayeswe.errors import StanError
+from bayeswe.sgns.fitting import find_anchors, fit_sgns
 from bayeswe.sgns.identify import (
     ANCHOR_RULES,
     DEFAULT_ANCHOR_RULE,
-    find_anchors,
     identify_transform,
 )
 from bayeswe.sgns.metrics import (
@@ -60,7 +60,6 @@ from bayeswe.sgns.metrics import (
     posterior_cosine_similarity,
     rmse_co,
 )
-from bayeswe.sgns.models import fit_sgns
 from bayeswe.sgns.simulate import DISTRIBUTIONS, simulate_sgns
 
 __all__ = [
@@ -243,7 +242,7 @@ def compare_methods(
     anchor_words
         Rule for the fixed words (see :func:`~bayeswe.sgns.identify.choose_anchor_words`).
     init
-        ``"map"`` or ``"random"`` initialization (see :func:`~bayeswe.sgns.models.fit_sgns`).
+        ``"map"`` or ``"random"`` initialization (see :func:`~bayeswe.sgns.fitting.fit_sgns`).
     level
         Credible level of the coverage check (reported as ``coverage90``).
     holdout_fraction

@@ -9,7 +9,7 @@ likelihood (Proposition 1, eq. (8)).
 
 The workflow of section 4.1.1 is :func:`find_anchors` (MAP of the unidentified
 model, then choose ``K`` words and take their MAP context vectors as ``M``) followed
-by a fit of ``sgns_identified`` (:func:`bayeswe.sgns.models.fit_sgns` does both).
+by a fit of ``sgns_identified`` (:func:`bayeswe.sgns.fitting.fit_sgns` does both).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ __all__ = [
     "check_anchors",
     "check_anchors_in_data",
     "choose_anchor_words",
-    "find_anchors",
     "identify_draws",
     "identify_transform",
     "word_counts",
@@ -273,7 +272,7 @@ def choose_anchor_words(
     weakly. From random starts this shows as chains in different modes (V=20,
     K=2, N=5000: last two words, condition number 5.8, R-hat 1.7; ``"qr"`` words,
     condition number 1.2, R-hat 1.00). It also shows with the default start at
-    the MAP (:func:`~bayeswe.sgns.models.fit_sgns`): on ten simulated datasets with
+    the MAP (:func:`~bayeswe.sgns.fitting.fit_sgns`): on ten simulated datasets with
     V=20, K=2, N=2e4 (seeds 1-10, 4 chains x 1000 draws) ``"last"`` (condition
     numbers 1.2-29) gave R-hat >= 1.01 on four (worst 1.020) and median bulk ESS
     930-2900 of 4000, ``"qr"`` (1.1-2.9) R-hat < 1.008 on all ten and median ESS
@@ -325,75 +324,6 @@ def choose_anchor_words(
     if index.dtype.kind not in "iu":
         raise IdentificationError(f"explicit anchor words must be integer indices, got {rule!r}")
     return index.astype(np.int64)
-
-
-def find_anchors(
-    data: Any,
-    K: int,
-    *,
-    prior_sd: float = 1.0,
-    anchor_words: str | Sequence[int] | Sequence[str] = DEFAULT_ANCHOR_RULE,
-    seed: int | None = None,
-    **map_options: Any,
-) -> tuple[Anchors, az.InferenceData]:
-    """MAP of the unidentified model, then fix ``K`` context vectors at their MAP values.
-
-    This is the procedure of section 4.1.1.
-
-    Parameters
-    ----------
-    data
-        An :class:`~bayeswe.sgns.data.SGNSData`.
-    K
-        Embedding dimension.
-    prior_sd
-        Prior standard deviation (Stan's ``lambda``).
-    anchor_words
-        A rule of :func:`choose_anchor_words` (default ``"qr"``; the paper used
-        ``"last"``), or explicit words (strings) or 0-based indices.
-    seed
-        Seed of the optimizer's random initialization and of ``anchor_words="random"``.
-    **map_options
-        Options of ``bayeswe.fit(method="map")``.
-
-    Returns
-    -------
-    (anchors, map_fit)
-        The anchors and the MAP InferenceData of ``sgns``.
-
-    Raises
-    ------
-    IdentificationError
-        ``K >= V``; a chosen word not in the vocabulary or absent from the data
-        (never a context word); the chosen words' MAP context vectors (nearly)
-        linearly dependent (the message reports the condition number).
-    """
-    import bayeswe
-    from bayeswe.sgns.models import SGNS
-
-    if K >= data.V:
-        raise IdentificationError(
-            f"cannot fix K={K} context words of a vocabulary of V={data.V}: need K < V"
-        )
-    if not isinstance(anchor_words, str) and len(anchor_words) and isinstance(anchor_words[0], str):
-        unknown = [w for w in anchor_words if w not in data.vocabulary]
-        if unknown:
-            raise IdentificationError(f"fixed word(s) {unknown} absent from the vocabulary")
-    idata = bayeswe.fit(
-        SGNS, data.stan_data(K, prior_sd=prior_sd), method="map", seed=seed, **map_options
-    )
-    alpha = idata.posterior["alpha"].values[0, 0]
-    if not isinstance(anchor_words, str) and len(anchor_words) and isinstance(anchor_words[0], str):
-        rule: str | Sequence[int] = [data.word_index(w) for w in anchor_words]
-    else:
-        rule = anchor_words
-    index = choose_anchor_words(alpha, K, rule, counts=word_counts(data), seed=seed)
-    index = np.asarray(index, dtype=np.int64)
-    if len(index) == K and index.min() >= 0 and index.max() < data.V:
-        check_anchors_in_data(data, index)
-    index, matrix = check_anchors(index, alpha[index], V=data.V, K=K)
-    words = tuple(data.vocabulary[i] for i in index)
-    return Anchors(index, matrix, words), idata
 
 
 def identify_draws(idata: az.InferenceData, anchors: Anchors) -> az.InferenceData:

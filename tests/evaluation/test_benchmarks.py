@@ -20,7 +20,7 @@ from bayeswe.evaluation import (
     read_analogy_file,
     read_similarity_table,
 )
-from bayeswe.evaluation import benchmarks as bm
+from bayeswe.evaluation import testsets as bm
 
 # Published sizes (pairs / questions) of each set.
 SIZES = {

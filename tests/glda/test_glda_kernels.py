@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayeswe.glda.gibbs import GLDAProblem, _lp, _precision_cache, init_state, step
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import glda as kern
+from bayeswe.samplers.gaussian_lda import GLDAProblem, _lp, _precision_cache, init_state, step
 
 
 def _fresh_psi(problem: GLDAProblem, z: np.ndarray) -> np.ndarray:
@@ -254,7 +254,7 @@ def test_alias_fast_path_equals_the_general_code(density: str) -> None:
 
 
 def test_density_option() -> None:
-    from bayeswe.glda.gibbs import GLDAGibbsArgs
+    from bayeswe.samplers.gaussian_lda import GLDAGibbsArgs
 
     assert GLDAGibbsArgs.from_options("cgs", {}).settings(3)["density"] == "precision"
     assert GLDAGibbsArgs.from_options("cgs", {"density": "solve"}).settings(3)["density"] == "solve"

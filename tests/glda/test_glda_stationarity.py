@@ -32,7 +32,7 @@ import itertools
 import numpy as np
 import pytest
 
-from bayeswe.glda.gibbs import GLDAProblem, _lp, init_state, step
+from bayeswe.samplers.gaussian_lda import GLDAProblem, _lp, init_state, step
 
 _FROZEN = dict(fresh_doc=False, rebuild_every=10**9)
 

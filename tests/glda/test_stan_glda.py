@@ -228,7 +228,7 @@ def test_nuts_agrees_with_collapsed_gibbs() -> None:
     """Posterior means of mu, Sigma and theta: Stan NUTS vs the collapsed sampler (cgs).
 
     The collapsed sampler saves E[mu | z], E[Sigma | z], E[theta | z] (Rao-Blackwellised,
-    see bayeswe.glda.gibbs); averaged over its draws they estimate the same posterior
+    see bayeswe.samplers.gaussian_lda); averaged over its draws they estimate the same posterior
     means as NUTS's draws. Problem: K=2, P=2, 40 word types scattered N(0, 1) around
     centres 4 apart, so boundary words are genuinely ambiguous (the collapsed sampler's
     lp moves; it is not a fixed-assignment problem) while the posterior stays unimodal up
@@ -320,7 +320,7 @@ def test_bad_data_raise_typed_errors() -> None:
 def test_quick_benchmark_prints_one_json_object(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from bayeswe.glda import stan_bench
+    from bayeswe.bench import gaussian_lda_stan as stan_bench
 
     assert stan_bench.main(["--quick", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

@@ -12,8 +12,8 @@ from bayeswe.corpus import BagOfWords, CorpusError, Vocabulary
 from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda import LDAData, LDADataError
 from bayeswe.lda.align import align_chains, topic_distances
-from bayeswe.lda.gibbs import CGSProblem, init_state, log_joint, step
 from bayeswe.lda.simulate import simulate_lda
+from bayeswe.samplers.lda_cgs import CGSProblem, init_state, log_joint, step
 
 # ----------------------------------------------------------------- exact target
 

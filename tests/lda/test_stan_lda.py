@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import bayeswe
+from bayeswe.bench.lda_stan import log_density_gap, main, raw_from_simplex
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.errors import StanDataError
 from bayeswe.lda import LDAData, LDADataError
 from bayeswe.lda.align import align_chains
 from bayeswe.lda.models import LDA, LDA_USERS_GUIDE, stan_data, users_guide_data
-from bayeswe.lda.stan_bench import log_density_gap, main, raw_from_simplex
 from bayeswe.stan.toolchain import compile_model
 
 

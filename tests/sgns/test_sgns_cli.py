@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bayeswe.bench.sgns_stan import DEFAULT_PAPER_TEXT, ListingError, listing2_data, read_listing
 from bayeswe.cli import main
 from bayeswe.sgns import SGNSData, simulate_sgns
-from bayeswe.sgns.bench import DEFAULT_PAPER_TEXT, ListingError, listing2_data, read_listing
 
 needs_paper = pytest.mark.skipif(
     not DEFAULT_PAPER_TEXT.is_file(), reason="the paper's text (Listing 2) is not available"

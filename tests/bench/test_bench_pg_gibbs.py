@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bayeswe.samplers import bench
+from bayeswe.bench import pg_gibbs as bench
 
 
 def test_quick_benchmark_prints_one_json_object_with_the_summary_keys() -> None:

@@ -7,9 +7,9 @@ import copy
 import json
 import time
 
+from bayeswe.bench.gaussian_lda import _with_k, lee_corpus
 from bayeswe.glda import GaussianLDAData
-from bayeswe.glda.bench import _with_k, lee_corpus
-from bayeswe.glda.gibbs import GLDAProblem, init_state, step
+from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, step
 
 corpus, vectors = lee_corpus()
 data = GaussianLDAData(corpus, vectors, n_topics=2)

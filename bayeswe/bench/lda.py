@@ -3,7 +3,7 @@
 Side by side in one process, on the same corpus, one thread for every tool
 (BLAS/OpenMP pools limited to 1 with ``threadpoolctl``; tomotopy ``workers=1``):
 
-* ``bayeswe-sparse`` / ``bayeswe-dense``: :mod:`bayeswe.lda.gibbs` (one chain);
+* ``bayeswe-sparse`` / ``bayeswe-dense``: :mod:`bayeswe.samplers.lda_cgs` (one chain);
 * ``tomotopy``: ``tomotopy.LDAModel`` (collapsed Gibbs; hyperparameter
   optimization off, ``optim_interval=0``, so that every tool fits the same model);
 * ``lda``: the ``lda`` package (collapsed Gibbs, Cython);
@@ -36,7 +36,7 @@ figures compare models after equal wall time.
 The JSON ``summary`` holds ``tokens_per_s_ratio_vs_tomotopy_k50`` and
 ``..._k200`` (synthetic corpus; bayeswe-sparse over tomotopy), the same ratios on
 NYT, and ``stan_grad_speedup_vs_users_guide`` from
-``bayeswe.lda.stan_bench.stan_grad_speedup`` when that module is present
+``bayeswe.bench.lda_stan.stan_grad_speedup`` when that module is present
 (``null`` otherwise). With ``--quick`` (smoke test: 200 documents x 50 tokens,
 V = 500, 0.3 s per tool, no NYT) the two synthetic ratio keys hold K = 10 and
 K = 40 and the Stan figure comes from the Stan benchmark's quick size.
@@ -61,8 +61,8 @@ import numpy as np
 from bayeswe.corpus import BagOfWords
 from bayeswe.lda.data import LDAData
 from bayeswe.lda.evaluation import heldout_log_predictive
-from bayeswe.lda.gibbs import CGSProblem, init_state, point_estimates, step
 from bayeswe.lda.simulate import simulate_lda
+from bayeswe.samplers.lda_cgs import CGSProblem, init_state, point_estimates, step
 
 __all__ = ["build_parser", "main", "run"]
 
@@ -317,10 +317,10 @@ def run_setting(
 
 
 def _stan_speedup(quick: bool, seed: int) -> tuple[float | None, Any]:
-    """The Stan engineer's gradient benchmark (``bayeswe.lda.stan_bench``), if present."""
-    if importlib.util.find_spec("bayeswe.lda.stan_bench") is None:
-        return None, "bayeswe.lda.stan_bench not present on this branch"
-    from bayeswe.lda import stan_bench
+    """The Stan engineer's gradient benchmark (``bayeswe.bench.lda_stan``), if present."""
+    if importlib.util.find_spec("bayeswe.bench.lda_stan") is None:
+        return None, "bayeswe.bench.lda_stan not present on this branch"
+    from bayeswe.bench import lda_stan as stan_bench
 
     if quick:
         result = stan_bench.run_benchmark(**stan_bench.QUICK_SIZE, seed=seed, repeats=1)

@@ -1,6 +1,6 @@
 import json
 
-from bayeswe.lda import bench
+from bayeswe.bench import lda as bench
 
 
 def test_quick_bench_prints_one_json_object_with_the_summary(capsys):

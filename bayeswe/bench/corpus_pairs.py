@@ -32,7 +32,7 @@ import numpy as np
 
 _CHILD = """
 import json, resource, sys, time
-from bayeswe.corpus.bench import _run
+from bayeswe.bench.corpus_pairs import _run
 out = _run(*json.loads(sys.argv[1]))
 out["peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 print(json.dumps(out))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bayeswe.corpus.bench import main, synthetic_corpus
+from bayeswe.bench.corpus_pairs import main, synthetic_corpus
 
 
 def test_quick_bench_json(capsys):

@@ -26,8 +26,8 @@ def test_quick_bench_json(capsys) -> None:
 
 def test_lee_corpus_uses_the_package_pipeline() -> None:
     """The benchmark's real corpus: load_lee, no stop words, every word with a GloVe vector."""
+    from bayeswe.bench.gaussian_lda import NEWS_STOPWORDS, lee_corpus
     from bayeswe.corpus import ENGLISH_STOPWORDS
-    from bayeswe.glda.bench import NEWS_STOPWORDS, lee_corpus
 
     corpus, vectors = lee_corpus()
     words = set(corpus.vocabulary.words)

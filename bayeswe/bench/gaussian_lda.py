@@ -46,8 +46,8 @@ import numpy as np
 from bayeswe.corpus import ENGLISH_STOPWORDS, BagOfWords, Vocabulary, build_vocabulary
 from bayeswe.datasets import DatasetUnavailableError, load_lee
 from bayeswe.glda.data import GaussianLDAData, load_glove, restrict_to_glove
-from bayeswe.glda.gibbs import GLDAProblem, GLDAState, init_state, step
 from bayeswe.kernels import glda as kern
+from bayeswe.samplers.gaussian_lda import GLDAProblem, GLDAState, init_state, step
 
 __all__ = ["NEWS_STOPWORDS", "build_parser", "lee_corpus", "main", "synthetic_corpus"]
 

