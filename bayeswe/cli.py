@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from bayeswe import progress
 from bayeswe.bench import BENCHMARKS
 from bayeswe.stan import toolchain
 
@@ -161,7 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    # Long loops report progress in the CLI: a bar on a terminal, plain lines in logs.
+    progress.set_default(True)
+    try:
+        return int(args.func(args))
+    finally:
+        progress.set_default(None)
 
 
 if __name__ == "__main__":  # pragma: no cover

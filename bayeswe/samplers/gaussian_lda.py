@@ -43,6 +43,8 @@ import numpy as np
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
 from bayeswe.options import build_options, check_bool, check_choice, check_int
+from bayeswe.progress import Progress
+from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.checkpoint import write_npz_atomic
 
 __all__ = [
@@ -446,6 +448,10 @@ class GLDAGibbsArgs:
         Sweeps between checkpoint writes (default 50; the end is always written).
     callback
         Called as ``callback(sweeps_done)`` after each sweep of all chains.
+    progress
+        Report sweeps done, rate and time left on standard error (see
+        :mod:`bayeswe.progress`; default: the process default, off in the library and
+        on in the ``bayeswe`` command line). Does not change the draws.
     """
 
     #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
@@ -463,6 +469,7 @@ class GLDAGibbsArgs:
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
     callback: Callable[[int], None] | None = None
+    progress: bool | None = None
 
     @classmethod
     def from_options(cls, method: str, options: Mapping[str, Any]) -> GLDAGibbsArgs:
@@ -492,6 +499,7 @@ class GLDAGibbsArgs:
         check_choice("density", self.density, DENSITIES)
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be callable")
+        progress_resolve(self.progress)
 
     def settings(self, K: int) -> dict[str, Any]:
         """The options that define the draws (compared on resume)."""
@@ -651,6 +659,8 @@ def sample_gaussian_lda(
         return step(problem, states[c], **step_kw)
 
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    bar = Progress(total, method, show=args.progress)
+    bar.update(states[0].sweep)
     try:
         every = 50 if args.checkpoint_every is None else int(args.checkpoint_every)
         for t in range(states[0].sweep, total):
@@ -677,7 +687,9 @@ def sample_gaussian_lda(
                 save(done)
             if args.callback is not None:
                 args.callback(done)
+            bar.update(1)
     finally:
+        bar.close()
         if pool is not None:
             pool.shutdown()
     wall_time = wall_before + time.perf_counter() - start

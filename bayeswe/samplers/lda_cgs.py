@@ -42,6 +42,8 @@ import numpy as np
 from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_int
+from bayeswe.progress import Progress
+from bayeswe.progress import resolve as progress_resolve
 
 __all__ = [
     "ALGORITHMS",
@@ -97,6 +99,10 @@ class CGSArgs:
         collapsed conditional given the tokens before it; see the module docstring).
     threads
         Chains run at the same time (default: ``min(chains, os.cpu_count())``).
+    progress
+        Report sweeps done, rate and time left on standard error (see
+        :mod:`bayeswe.progress`; default: the process default, off in the library and
+        on in the ``bayeswe`` command line). Does not change the draws.
     """
 
     #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
@@ -109,6 +115,7 @@ class CGSArgs:
     keep_assignments: bool | None = None
     init: str | None = None
     threads: int | None = None
+    progress: bool | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> CGSArgs:
@@ -123,6 +130,7 @@ class CGSArgs:
         check_choice("algorithm", self.algorithm, ALGORITHMS)
         check_bool("keep_assignments", self.keep_assignments)
         check_choice("init", self.init, INITS)
+        progress_resolve(self.progress)
         if self.thin is not None and self.thin > self.n_sweeps:
             raise ValueError(f"thin={self.thin} is larger than sweeps={self.n_sweeps}: no draw")
 
@@ -309,7 +317,9 @@ def point_estimates(problem: CGSProblem, state: CGSState) -> tuple[np.ndarray, n
     return phi, theta
 
 
-def _run_chain(problem: CGSProblem, args: CGSArgs, seed: int, chain: int) -> dict[str, Any]:
+def _run_chain(
+    problem: CGSProblem, args: CGSArgs, seed: int, chain: int, bar: Progress
+) -> dict[str, Any]:
     algorithm = args.algorithm_name
     n_draws = args.n_sweeps // args.n_thin
     K, V, D = problem.n_topics, problem.n_words, problem.n_docs
@@ -325,6 +335,7 @@ def _run_chain(problem: CGSProblem, args: CGSArgs, seed: int, chain: int) -> dic
         step(problem, state, algorithm)
         sweep_time += time.perf_counter() - t0
         lp_burn[b] = log_joint(problem, state)
+        bar.update(1)
     saved = 0
     for s in range(1, n_draws * args.n_thin + 1):
         t0 = time.perf_counter()
@@ -334,6 +345,7 @@ def _run_chain(problem: CGSProblem, args: CGSArgs, seed: int, chain: int) -> dic
             phi[saved], theta[saved] = point_estimates(problem, state)
             lp[saved] = log_joint(problem, state)
             saved += 1
+        bar.update(1)
     return {
         "phi": phi,
         "theta": theta,
@@ -412,11 +424,15 @@ def sample_cgs(
     _warm_up_compiler(args.algorithm_name)
 
     start = time.perf_counter()
-    if threads == 1 or chains == 1:
-        results = [_run_chain(problem, args, seed, c) for c in range(chains)]
-    else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            results = list(pool.map(lambda c: _run_chain(problem, args, seed, c), range(chains)))
+    per_chain = args.n_burn_in + (args.n_sweeps // args.n_thin) * args.n_thin
+    with Progress(chains * per_chain, "cgs", show=args.progress) as bar:
+        if threads == 1 or chains == 1:
+            results = [_run_chain(problem, args, seed, c, bar) for c in range(chains)]
+        else:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                results = list(
+                    pool.map(lambda c: _run_chain(problem, args, seed, c, bar), range(chains))
+                )
     wall_time = time.perf_counter() - start
 
     coords = data.coords()

@@ -53,6 +53,8 @@ from polyagamma import random_polyagamma
 
 from bayeswe.kernels import pg_gibbs as kern
 from bayeswe.options import build_options, check_choice, check_int
+from bayeswe.progress import Progress
+from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.checkpoint import write_npz_atomic
 
 __all__ = [
@@ -605,6 +607,10 @@ class PGGibbsArgs:
         Sweeps between checkpoint writes (default 100; the end is always written).
     callback
         Called as ``callback(sweeps_done)`` after each sweep of all chains.
+    progress
+        Report sweeps done, rate and time left on standard error (see
+        :mod:`bayeswe.progress`; default: the process default, off in the library and
+        on in the ``bayeswe`` command line). Does not change the draws.
     """
 
     #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
@@ -621,6 +627,7 @@ class PGGibbsArgs:
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
     callback: Callable[[int], None] | None = None
+    progress: bool | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> PGGibbsArgs:
@@ -647,6 +654,7 @@ class PGGibbsArgs:
             _check_values("inits", self.inits)
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be callable")
+        progress_resolve(self.progress)
 
     def settings(self) -> dict[str, Any]:
         """The options that define the draws (compared on resume)."""
@@ -859,6 +867,8 @@ def sample_pg_gibbs(
         draws.flush()
         write_npz_atomic(path, arrays, meta)
 
+    bar = Progress(total, "pg-gibbs", show=args.progress)
+    bar.update(states[0].sweep)
     try:
         every = 100 if args.checkpoint_every is None else int(args.checkpoint_every)
         for t in range(states[0].sweep, total):
@@ -881,7 +891,9 @@ def sample_pg_gibbs(
                 save(done)
             if args.callback is not None:
                 args.callback(done)
+            bar.update(1)
     finally:
+        bar.close()
         numba.set_num_threads(old_threads)
     wall_time = wall_before + time.perf_counter() - start
 
