@@ -1,10 +1,16 @@
 """PG Gibbs and Stan's NUTS sample the same identified SGNS posterior.
 
-V=6, K=2, N=40,000 simulated pairs (uniform word frequencies), the last two
-words' context vectors fixed at their true values. Both samplers start their
-chains differently (NUTS: Stan's random inits; Gibbs: the MAP, see the Notes of
-the test), run 4 chains, and are compared on the 36 co-occurrence probabilities
-``sigma(rho_w . alpha_v)`` (eq. (11)).
+V=6, K=2, N=600 simulated pairs (uniform word frequencies, about 17 per (target,
+context) pair, so the prior shapes the posterior), prior sd ``lambda`` 0.5 or 2 (not
+1, where sd, variance and precision coincide and a prior-scaling bug would pass),
+the last two words' context vectors fixed at their true values. Both samplers start
+their chains differently (NUTS: Stan's random inits; Gibbs: the MAP, see the Notes
+of the test), run 4 chains, and are compared on the 36 co-occurrence probabilities
+``sigma(rho_w . alpha_v)`` (eq. (11)) and on the free context vectors themselves.
+
+Power: with the ``alpha`` block's prior precision set to ``1/lambda`` instead of
+``1/lambda^2`` (invisible at ``lambda = 1``), the free-context-vector test fails for
+both schedules at both scales, and the co-occurrence test fails in all four too.
 """
 
 from __future__ import annotations
@@ -43,14 +49,14 @@ def _summary(p: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-@pytest.fixture(scope="module")
-def data_and_nuts() -> tuple[dict[str, Any], az.InferenceData]:
+@pytest.fixture(scope="module", params=[0.5, 2.0], ids=lambda lam: f"lambda{lam}")
+def data_and_nuts(request) -> tuple[dict[str, Any], az.InferenceData]:
     from bayeswe.sgns import simulate_sgns
 
-    sim = simulate_sgns(6, 2, 40_000, seed=11)
+    sim = simulate_sgns(6, 2, 600, seed=11)
     fixed = np.array([4, 5])
     data: dict[str, Any] = sim.data.stan_data(
-        2, prior_sd=1.0, fixed_index=fixed, fixed_alpha=sim.alpha[fixed]
+        2, prior_sd=request.param, fixed_index=fixed, fixed_alpha=sim.alpha[fixed]
     )
     nuts = bayeswe.fit("sgns_identified", data, method="nuts", seed=2, chains=4, iter_sampling=2000)
     return data, nuts
@@ -103,6 +109,25 @@ def test_cooccurrence_probabilities_agree_with_nuts(fits: tuple[az.InferenceData
     assert np.abs(z_mean).max() < 4, z_mean.round(2)
     assert np.abs(z_sd).max() < 4, z_sd.round(2)
     np.testing.assert_allclose(g["sd"], n["sd"], rtol=0.10)
+
+
+def test_free_context_vectors_agree_with_nuts(fits: tuple[az.InferenceData, ...]) -> None:
+    """The ``alpha`` block itself: means and sds of the 8 free context-vector entries.
+
+    Same z statistic as above (8 entries: max |z| > 4 has probability below 0.05 %).
+    """
+    nuts, gibbs = fits
+
+    def entries(idata: az.InferenceData) -> np.ndarray:
+        a = idata.posterior["alpha_free"].values
+        return a.reshape(a.shape[0], a.shape[1], -1)
+
+    g, n = _summary(entries(gibbs)), _summary(entries(nuts))
+    assert g["rhat"].max() < 1.01 and n["rhat"].max() < 1.01
+    z_mean = (g["mean"] - n["mean"]) / np.hypot(g["mcse_mean"], n["mcse_mean"])
+    z_sd = (g["sd"] - n["sd"]) / np.hypot(g["mcse_sd"], n["mcse_sd"])
+    assert np.abs(z_mean).max() < 4, z_mean.round(2)
+    assert np.abs(z_sd).max() < 4, z_sd.round(2)
 
 
 def test_log_density_agrees_with_nuts(fits: tuple[az.InferenceData, ...]) -> None:

@@ -1,7 +1,10 @@
 """Simulation-based calibration (Talts et al. 2018) of PG Gibbs on a tiny identified SGNS.
 
-V=6, K=2, ``lambda = 1``, context vectors of words 4 and 5 fixed at a known
-matrix; every one of the 36 (target, context) pairs observed ``n = 25`` times.
+V=6, K=2, prior sd ``lambda`` 0.5 or 2 (not 1, where sd, variance and precision are
+the same number and a scaling bug would pass), context vectors of words 4 and 5
+fixed at a known matrix; every one of the 36 (target, context) pairs observed
+``n = 4`` times, so the prior shapes the posterior as much as the data do. Both PG
+schedules (``omega``) are checked at both scales.
 Each of R=200 replications draws ``rho`` and the free ``alpha`` rows from the
 prior (eq. (6)), labels from eq. (5), runs one Gibbs chain and records the rank of
 each true parameter (12 ``rho`` and 8 ``alpha`` entries) among L=99 thinned
@@ -14,39 +17,47 @@ mixing between modes, not the correctness of the transition kernel.
 
 Test: for each parameter a chi-square test of the rank histogram in 10 bins
 (9 degrees of freedom), Bonferroni over the 20 parameters at family level 0.1 %
-(each p > 5e-5), plus the pooled histogram of all 4,000 ranks at level 0.1 %.
+(each p > 5e-5), plus the pooled histograms of the 2,400 ``rho`` ranks and of the
+1,600 free ``alpha`` ranks, each at level 0.1 %.
+
+Power: with the ``alpha`` block's prior precision wrong by a factor ``lambda`` (the
+prior sd used as the variance, a bug invisible at ``lambda = 1``), the pooled
+``alpha`` histogram fails at both scales: p = 2e-38 at ``lambda = 0.5`` (a hump:
+the posterior too wide) and 1e-25 at ``lambda = 2`` (a U: too narrow), per-sweep
+schedule, these seeds.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy import stats
 from scipy.special import expit
 
 from bayeswe.samplers import pg_gibbs as pg
 from bayeswe.sgns import SGNSData
 
-V, K, N_PAIR, LAMBDA = 6, 2, 25, 1.0
+V, K, N_PAIR = 6, 2, 4
 FIXED = np.array([4, 5])
 FIXED_ALPHA = np.array([[1.0, 0.2], [-0.3, 0.9]])
 REPS, L, THIN, WARMUP, BINS = 200, 99, 5, 300, 10
 
 
-def _replication(rng: np.random.Generator, seed: int) -> np.ndarray:
+def _replication(rng: np.random.Generator, seed: int, lam: float, omega: str) -> np.ndarray:
     free = np.setdiff1d(np.arange(V), FIXED)
-    rho = rng.normal(0.0, LAMBDA, size=(V, K))
+    rho = rng.normal(0.0, lam, size=(V, K))
     alpha = np.empty((V, K))
-    alpha[free] = rng.normal(0.0, LAMBDA, size=(len(free), K))
+    alpha[free] = rng.normal(0.0, lam, size=(len(free), K))
     alpha[FIXED] = FIXED_ALPHA
     target, context = np.divmod(np.arange(V * V), V)
     n = np.full(V * V, N_PAIR)
     n_pos = rng.binomial(n, expit(np.sum(rho[target] * alpha[context], axis=1)))
     data = SGNSData(V, target, context, n, n_pos).stan_data(
-        K, prior_sd=LAMBDA, fixed_index=FIXED, fixed_alpha=FIXED_ALPHA
+        K, prior_sd=lam, fixed_index=FIXED, fixed_alpha=FIXED_ALPHA
     )
     idata = pg.sample_pg_gibbs(
         data, seed=seed, chains=1, iter_warmup=WARMUP, iter_sampling=L * THIN, thin=THIN,
-        init={"rho": rho, "alpha": alpha}, threads=1,
+        init={"rho": rho, "alpha": alpha}, threads=1, omega=omega,
     )  # fmt: skip
     draws = np.concatenate(
         [
@@ -59,9 +70,11 @@ def _replication(rng: np.random.Generator, seed: int) -> np.ndarray:
     return np.sum(draws < truth, axis=0)
 
 
-def test_sbc_ranks_are_uniform() -> None:
+@pytest.mark.parametrize("omega", ["per-sweep", "per-block"])
+@pytest.mark.parametrize("lam", [0.5, 2.0])
+def test_sbc_ranks_are_uniform(lam: float, omega: str) -> None:
     rng = np.random.default_rng(20261121)
-    ranks = np.array([_replication(rng, seed) for seed in range(REPS)])  # (REPS, 20)
+    ranks = np.array([_replication(rng, seed, lam, omega) for seed in range(REPS)])  # (REPS, 20)
     edges = np.linspace(0, L + 1, BINS + 1)
     expected = REPS / BINS
     p_values = []
@@ -70,5 +83,7 @@ def test_sbc_ranks_are_uniform() -> None:
         p_values.append(stats.chisquare(counts, np.full(BINS, expected)).pvalue)
     p_values = np.array(p_values)
     assert p_values.min() > 1e-3 / ranks.shape[1], p_values.round(4)
-    pooled, _ = np.histogram(ranks.ravel(), bins=edges)
-    assert stats.chisquare(pooled).pvalue > 1e-3, pooled
+    n_rho = V * K
+    for block, block_ranks in (("rho", ranks[:, :n_rho]), ("alpha", ranks[:, n_rho:])):
+        pooled, _ = np.histogram(block_ranks.ravel(), bins=edges)
+        assert stats.chisquare(pooled).pvalue > 1e-3, (block, pooled)
