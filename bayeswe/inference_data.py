@@ -7,7 +7,8 @@ method goes through :func:`to_inference_data`, which takes
 * the model declaration (:class:`~bayeswe.model_spec.StanModelSpec`), which
   names the dims and supplies the coords,
 * the data (stored in ``observed_data`` / ``constant_data``),
-* per-draw ``sample_stats`` as ``(chain, draw)`` arrays, and
+* per-draw ``sample_stats`` as ``(chain, draw)`` arrays,
+* optionally the warmup draws and their statistics (ArviZ's ``warmup_*`` groups), and
 * ``attrs``,
 
 so that NUTS, the Stan approximations and any non-Stan sampler (for example a
@@ -78,6 +79,8 @@ def to_inference_data(
     sample_stats: Mapping[str, Any] | None = None,
     attrs: Mapping[str, Any] | None = None,
     library: Any = None,
+    warmup_draws: Mapping[str, Any] | None = None,
+    warmup_sample_stats: Mapping[str, Any] | None = None,
 ) -> az.InferenceData:
     """Build InferenceData from draws laid out as ``(chain, draw, *shape)``.
 
@@ -104,13 +107,21 @@ def to_inference_data(
     library
         The module that produced the draws (recorded by ArviZ as
         ``inference_library``); ``None`` for bayeswe's own samplers.
+    warmup_draws
+        Draws of the warmup (adaptation) phase, laid out like ``draws`` and with
+        the same variables; they go to ``warmup_posterior`` (and
+        ``warmup_log_likelihood`` / ``warmup_posterior_predictive``).
+    warmup_sample_stats
+        Statistics of the warmup draws, as ``sample_stats``
+        (``warmup_sample_stats`` group).
 
     Returns
     -------
     arviz.InferenceData
         Groups ``posterior`` (always), ``sample_stats``, ``log_likelihood`` and
         ``posterior_predictive`` (when non-empty), ``observed_data`` and
-        ``constant_data`` (when the model has such fields).
+        ``constant_data`` (when the model has such fields), and the ``warmup_``
+        groups when warmup draws are given.
 
     Raises
     ------
@@ -125,17 +136,21 @@ def to_inference_data(
         raise ValueError("no draws to convert")
     arrays = {name: np.asarray(value) for name, value in draws.items()}
     n_chain, n_draw = _sample_shape(arrays, "draws")
-    stats = {}
-    for name, value in (sample_stats or {}).items():
-        arr = np.asarray(value)
-        if name in _STAT_DTYPES:
-            arr = arr.astype(_STAT_DTYPES[name])
-        stats[name] = arr
-    if stats and _sample_shape(stats, "sample_stats") != (n_chain, n_draw):
-        raise ValueError(
-            f"sample_stats have shape {_sample_shape(stats, 'sample_stats')}, "
-            f"draws have (chain, draw) = {(n_chain, n_draw)}"
-        )
+    stats = _stats_arrays(sample_stats, (n_chain, n_draw), "sample_stats")
+    warmup: dict[str, np.ndarray] = {}
+    warmup_stats: dict[str, np.ndarray] = {}
+    if warmup_draws:
+        warmup = {name: np.asarray(value) for name, value in warmup_draws.items()}
+        n_warmup = _sample_shape(warmup, "warmup_draws")
+        if set(warmup) != set(arrays) or n_warmup[0] != n_chain:
+            raise ValueError("warmup_draws must have the variables and chains of draws")
+        for name, arr in warmup.items():
+            if arr.shape[2:] != arrays[name].shape[2:]:
+                raise ValueError(
+                    f"warmup_draws: {name!r} has shape {arr.shape[2:]} per draw, "
+                    f"draws have {arrays[name].shape[2:]}"
+                )
+        warmup_stats = _stats_arrays(warmup_sample_stats, n_warmup, "warmup_sample_stats")
 
     unknown = (set(spec.log_likelihood) | set(spec.posterior_predictive)) - set(arrays)
     if unknown:
@@ -216,6 +231,22 @@ def to_inference_data(
     predictive = {n: arrays[n] for n in spec.posterior_predictive}
     if predictive:
         groups["posterior_predictive"] = dataset(predictive, var_dims, sample=True)
+    if warmup:
+        kept = {n: a for n, a in warmup.items() if n not in special}
+        if kept:
+            groups["warmup_posterior"] = dataset(
+                kept, var_dims, sample=True, group_attrs=clean_attrs
+            )
+        if warmup_stats:
+            groups["warmup_sample_stats"] = dataset(
+                warmup_stats, {}, sample=True, group_attrs=clean_attrs
+            )
+        for group, names in (
+            ("warmup_log_likelihood", spec.log_likelihood),
+            ("warmup_posterior_predictive", spec.posterior_predictive),
+        ):
+            if names:
+                groups[group] = dataset({n: warmup[n] for n in names}, var_dims, sample=True)
     observed = {f.name: validated[f.name] for f in spec.data_fields if f.observed and validated}
     constant = {f.name: validated[f.name] for f in spec.data_fields if not f.observed and validated}
     if observed:
@@ -223,6 +254,23 @@ def to_inference_data(
     if constant:
         groups["constant_data"] = dataset(constant, data_dims, sample=False)
     return az.InferenceData(attrs=clean_attrs, **groups)
+
+
+def _stats_arrays(
+    stats: Mapping[str, Any] | None, sample_shape: tuple[int, int], what: str
+) -> dict[str, np.ndarray]:
+    out = {}
+    for name, value in (stats or {}).items():
+        arr = np.asarray(value)
+        if name in _STAT_DTYPES:
+            arr = arr.astype(_STAT_DTYPES[name])
+        out[name] = arr
+    if out and _sample_shape(out, what) != sample_shape:
+        raise ValueError(
+            f"{what} have shape {_sample_shape(out, what)}, "
+            f"draws have (chain, draw) = {sample_shape}"
+        )
+    return out
 
 
 def from_cmdstanpy(
@@ -254,28 +302,75 @@ def from_cmdstanpy(
     -------
     arviz.InferenceData
         NUTS draws keep their chains; the approximations' draws are one chain;
-        the MAP estimate is one chain of one draw.
+        the MAP estimate is one chain of one draw. A NUTS run with
+        ``save_warmup=True`` also fills ``warmup_posterior`` and
+        ``warmup_sample_stats``. Tuple-valued variables are split into one
+        variable per component, ``"<name>.<k>"``.
     """
     import cmdstanpy
 
     if method not in SAMPLE_STATS_NAMES:
         raise ValueError(f"unknown method {method!r}")
     table = _draws_table(fit, method)  # (chain, draw, column)
-    metadata = fit.metadata
-    draws = {
-        name: np.asarray(var.extract_reshape(table)) for name, var in metadata.stan_vars.items()
-    }
+    warmup_table = None
+    n_warmup = int(getattr(fit, "num_draws_warmup", 0)) if method == "nuts" else 0
+    if n_warmup and getattr(fit, "_save_warmup", False):
+        full = np.moveaxis(np.asarray(fit.draws(inc_warmup=True)), 1, 0)
+        warmup_table, table = full[:, :n_warmup], full[:, n_warmup:]
+    draws, stats = _columns(fit.metadata, table, method)
+    warmup_draws = warmup_stats = None
+    if warmup_table is not None:
+        warmup_draws, warmup_stats = _columns(fit.metadata, warmup_table, method)
+    run_attrs = dict(attrs or {})
+    run_attrs.setdefault("stan_version", stan_version(fit))
+    return to_inference_data(
+        spec,
+        draws,
+        data=data,
+        sample_stats=stats,
+        attrs=run_attrs,
+        library=cmdstanpy,
+        warmup_draws=warmup_draws,
+        warmup_sample_stats=warmup_stats,
+    )
+
+
+def _columns(
+    metadata: Any, table: np.ndarray, method: str
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Output variables and renamed sample statistics of a (chain, draw, column) table."""
+    draws: dict[str, np.ndarray] = {}
+    for name, var in metadata.stan_vars.items():
+        arr = np.asarray(var.extract_reshape(table))
+        if arr.dtype == object:  # tuples: cmdstanpy gives an array of Python tuples
+            _split_tuples(name, arr, draws)
+        else:
+            draws[name] = arr
     names = SAMPLE_STATS_NAMES[method]
     stats: dict[str, np.ndarray] = {}
     for column, var in metadata.method_vars.items():
         new = names.get(column, column.strip("_"))
         if new:
             stats[new] = np.asarray(var.extract_reshape(table))
-    run_attrs = dict(attrs or {})
-    run_attrs.setdefault("stan_version", stan_version(fit))
-    return to_inference_data(
-        spec, draws, data=data, sample_stats=stats, attrs=run_attrs, library=cmdstanpy
-    )
+    return draws, stats
+
+
+def _split_tuples(name: str, arr: np.ndarray, out: dict[str, np.ndarray]) -> None:
+    """Store each component of an array of tuples as ``out[f"{name}.{k}"]`` (k from 1)."""
+    flat = arr.reshape(-1)
+    if flat.size == 0:
+        return
+    for k in range(len(flat[0])):
+        items = [element[k] for element in flat]
+        key = f"{name}.{k + 1}"
+        if isinstance(items[0], tuple):
+            nested = np.empty(len(items), dtype=object)
+            for i, item in enumerate(items):
+                nested[i] = item
+            _split_tuples(key, nested.reshape(arr.shape), out)
+        else:
+            values = np.asarray([np.asarray(item) for item in items])
+            out[key] = values.reshape(arr.shape + values.shape[1:])
 
 
 def stan_version(fit: Any, default: str = "unknown") -> str:

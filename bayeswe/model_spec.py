@@ -11,20 +11,33 @@ The declaration is independent of the inference backend: the Stan runner in
 :class:`arviz.InferenceData` through :func:`bayeswe.inference_data.to_inference_data`
 with the same declaration, so every method returns the same variable names,
 dims and coords.
+
+A Stan program without a declaration gets one from :func:`program_spec`, built
+from what ``stanc`` reports about the program (:mod:`bayeswe.stan.program_info`)
+and from the data: every data field, with the shape its declaration implies,
+and every output variable, with dims named ``<variable>_dim_<axis>`` unless
+the caller names them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from bayeswe.errors import ModelSpecError, StanDataError
+
+if TYPE_CHECKING:
+    from bayeswe.stan.program_info import ProgramInfo
 
 __all__ = [
     "MODELS_DIR",
@@ -32,6 +45,8 @@ __all__ = [
     "StanModelSpec",
     "available_models",
     "get_model",
+    "program_spec",
+    "read_data",
     "register_model",
     "unregister_model",
 ]
@@ -63,7 +78,9 @@ class DataField:
     dims
         Names of the axes in ``observed_data``/``constant_data``. By default an
         axis whose size is given by a field name is named after that field
-        (``("N",)``); a literal size must be given a name here.
+        (``("N",)``); a literal size must be given a name here. (A dim cannot
+        share its name with a variable of the same group: when such a default
+        name would, :class:`StanModelSpec` renames it, see there.)
     observed
         Whether the field is an observation (stored in ``observed_data``) or a
         constant (stored in ``constant_data``).
@@ -145,6 +162,16 @@ class StanModelSpec:
         ``posterior_predictive`` group instead of ``posterior``.
     description
         One line saying what the model is.
+
+    Notes
+    -----
+    A dim may not have the name of a variable of the same InferenceData group
+    (xarray cannot hold both). Data dims named by default after their size
+    field collide when that field is in the same group, e.g. ``sigma`` sized
+    ``J`` next to ``J`` in ``constant_data``: such a dim is renamed
+    ``"<field>_dim"`` (``"J_dim"``) in every data field that uses it by default.
+    Explicit dims that collide are an error, raised by the declaration itself
+    (data dims) or by :meth:`check_program` (output dims), before anything runs.
     """
 
     name: str
@@ -166,6 +193,8 @@ class StanModelSpec:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ModelSpecError(f"model {self.name!r}: data fields declared twice: {duplicates}")
+        fields = _separate_data_dims(self.name, fields)
+        object.__setattr__(self, "data_fields", fields)
         by_name = {f.name: f for f in fields}
         for f in fields:
             for entry in f.shape:
@@ -310,11 +339,36 @@ class StanModelSpec:
                         )
                 elif len(var_dims) != ndim:
                     problems.append(f"{name!r} has {ndim} axes but dims {var_dims} are declared")
+        problems.extend(self._output_dim_collisions(info))
         if problems:
             raise ModelSpecError(
                 f"model {self.name!r} does not match {self.stan_file.name}:\n  "
                 + "\n  ".join(problems)
             )
+
+    def _output_dim_collisions(self, info: Mapping[str, Any]) -> list[str]:
+        """Output dims named like an output variable of the same group."""
+        outputs = [
+            name
+            for block in ("parameters", "transformed parameters", "generated quantities")
+            for name in dict(info.get(block, {}))
+        ]
+        special = set(self.log_likelihood) | set(self.posterior_predictive)
+        groups = {
+            "posterior": {n for n in outputs if n not in special},
+            "log_likelihood": set(self.log_likelihood),
+            "posterior_predictive": set(self.posterior_predictive),
+        }
+        problems = []
+        for group, members in groups.items():
+            for name in sorted(members):
+                for dim in self.dims.get(name, ()):
+                    if dim in members:
+                        problems.append(
+                            f"dim {dim!r} of {name!r} is also a variable of the {group} group; "
+                            "give the axis another name"
+                        )
+        return problems
 
 
 def _info_ndim(var: Any) -> int | None:
@@ -330,43 +384,377 @@ def _info_ndim(var: Any) -> int | None:
 
 
 def _coerce_field(model: str, f: DataField, value: Any) -> Any:
+    return _coerce_value(model, f.name, f.kind, value, ndim=f.ndim, expected=f"shape {f.shape}")
+
+
+def _coerce_value(model: str, name: str, kind: str, value: Any, *, ndim: int, expected: str) -> Any:
+    """``value`` as a Python scalar or an int64/float64 array of ``ndim`` axes.
+
+    ``expected`` describes the declared shape in messages.
+    """
     try:
         arr = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
         raise StanDataError(
-            f"model {model!r}: data field {f.name!r} cannot be read as an array: {exc}"
+            f"model {model!r}: data field {name!r} cannot be read as an array: {exc}"
         ) from exc
     if arr.dtype == object:
-        raise StanDataError(f"model {model!r}: data field {f.name!r} is ragged or not numeric")
-    if arr.ndim != f.ndim:
+        raise StanDataError(f"model {model!r}: data field {name!r} is ragged or not numeric")
+    if arr.ndim != ndim:
         raise StanDataError(
-            f"model {model!r}: data field {f.name!r} has {arr.ndim} axes (shape {arr.shape}), "
-            f"expected {f.ndim} (shape {f.shape})"
+            f"model {model!r}: data field {name!r} has {arr.ndim} axes (shape {arr.shape}), "
+            f"expected {ndim} ({expected})"
         )
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iuf":
         raise StanDataError(
-            f"model {model!r}: data field {f.name!r} must be numeric, got dtype {arr.dtype}"
+            f"model {model!r}: data field {name!r} must be numeric, got dtype {arr.dtype}"
         )
-    if f.kind == "int":
+    if kind == "int":
         if arr.dtype.kind == "f" and (
             not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr))
         ):
             raise StanDataError(
-                f"model {model!r}: data field {f.name!r} is declared int but holds "
-                "non-integer values"
+                f"model {model!r}: data field {name!r} is declared int but holds non-integer values"
             )
         if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
             raise StanDataError(
-                f"model {model!r}: data field {f.name!r} has values outside Stan's int range"
+                f"model {model!r}: data field {name!r} has values outside Stan's int range"
             )
         arr = arr.astype(np.int64)
     else:
         arr = arr.astype(np.float64)
-    if f.ndim == 0:
-        return int(arr) if f.kind == "int" else float(arr)
+    if ndim == 0:
+        return int(arr) if kind == "int" else float(arr)
     return arr
+
+
+def _separate_data_dims(model: str, fields: tuple[DataField, ...]) -> tuple[DataField, ...]:
+    """Rename default data dims that are also variables of their group; refuse explicit ones.
+
+    A dim is a default one where it is the name of the size field of its axis
+    (``DataField("sigma", "real", ("J",))`` has dims ``("J",)``).
+    """
+    members = {
+        observed: {f.name for f in fields if f.observed == observed} for observed in (False, True)
+    }
+    clashing: list[str] = []
+    for f in fields:
+        for entry, dim in zip(f.shape, f.dims or (), strict=True):
+            if dim not in members[f.observed]:
+                continue
+            if dim != str(entry):
+                group = "observed_data" if f.observed else "constant_data"
+                raise ModelSpecError(
+                    f"model {model!r}: dim {dim!r} of data field {f.name!r} is also a variable "
+                    f"of the {group} group; name the axis differently (DataField dims=...)"
+                )
+            if dim not in clashing:
+                clashing.append(dim)
+    if not clashing:
+        return fields
+    taken = {f.name for f in fields} | {d for f in fields for d in f.dims or ()}
+    renamed: dict[str, str] = {}
+    for dim in clashing:
+        new = f"{dim}_dim"
+        while new in taken:
+            new += "_"
+        taken.add(new)
+        renamed[dim] = new
+    out = []
+    for f in fields:
+        dims = tuple(
+            renamed.get(dim, dim) if dim == str(entry) else dim
+            for entry, dim in zip(f.shape, f.dims or (), strict=True)
+        )
+        out.append(dataclasses.replace(f, dims=dims) if dims != f.dims else f)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- any program
+
+_JSON_SPECIALS = {
+    "NaN": math.nan,
+    "nan": math.nan,
+    "Inf": math.inf,
+    "+Inf": math.inf,
+    "inf": math.inf,
+    "Infinity": math.inf,
+    "-Inf": -math.inf,
+    "-inf": -math.inf,
+    "-Infinity": -math.inf,
+}
+
+
+def read_data(data: Any) -> Any:
+    """The data as :func:`bayeswe.fit` uses it: a JSON file is read, anything else kept.
+
+    Parameters
+    ----------
+    data
+        A mapping, ``None``, a data object (see :func:`bayeswe.fit`), or the path
+        of a JSON data file in Stan's format (as cmdstanpy writes and CmdStan
+        reads: ``"NaN"``, ``"Inf"`` and ``"-Inf"`` may be strings).
+
+    Returns
+    -------
+    Any
+        A dict for a JSON file; ``data`` itself otherwise.
+
+    Raises
+    ------
+    StanDataError
+        If the file does not exist, is not JSON, or does not hold an object.
+    """
+    if not isinstance(data, (str, os.PathLike)):
+        return data
+    path = Path(data)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise StanDataError(f"cannot read the data file {str(path)!r}: {exc}") from exc
+    try:
+        loaded = json.loads(text)
+    except ValueError as exc:
+        raise StanDataError(f"data file {str(path)!r} is not valid JSON: {exc}") from exc
+    if not isinstance(loaded, dict):
+        raise StanDataError(
+            f"data file {str(path)!r} must hold a JSON object of field names to values, "
+            f"got {type(loaded).__name__}"
+        )
+    return {k: _json_specials(v) for k, v in loaded.items()}
+
+
+def _json_specials(value: Any) -> Any:
+    if isinstance(value, str):
+        return _JSON_SPECIALS.get(value, value)
+    if isinstance(value, list):
+        return [_json_specials(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_specials(v) for k, v in value.items()}
+    return value
+
+
+def program_spec(
+    program: ProgramInfo,
+    data: Mapping[str, Any] | None,
+    *,
+    dims: Mapping[str, Sequence[str]] | None = None,
+    coords: Mapping[str, Sequence[Any]] | None = None,
+) -> tuple[StanModelSpec, dict[str, Any]]:
+    """Declaration of a Stan program that has none, for the data at hand.
+
+    Everything is checked before Stan runs: the data against the program's
+    ``data`` block, and ``dims``/``coords`` against the variables.
+
+    Parameters
+    ----------
+    program
+        What ``stanc`` reports about the program
+        (:func:`bayeswe.stan.program_info.program_info`).
+    data
+        The data: a mapping from field names to values. Other keys are ignored.
+    dims
+        Dim names of data fields and output variables, as in ArviZ: e.g.
+        ``{"theta": ["school"], "sigma": ["school"]}``. A variable may be given
+        names for its first axes only; other axes get the default
+        ``"<variable>_dim_<axis>"`` (``"theta_dim_0"``), made unique if a
+        variable has that name. Tuple outputs are split into one variable per
+        component, named ``"<variable>.<k>"`` (``k`` from 1).
+    coords
+        Coordinate values of dims, e.g. ``{"school": ["A", "B", ...]}``; other
+        dims get ``0, 1, ...``.
+
+    Returns
+    -------
+    tuple
+        The declaration (all data fields in ``constant_data``; every output in
+        ``posterior``) and the data to pass to Stan: ``int``/``real`` fields as
+        Python scalars or int64/float64 arrays, complex and tuple fields as given.
+
+    Raises
+    ------
+    StanDataError
+        A data field is missing, has the wrong number of axes or sizes (where
+        its declaration's sizes can be evaluated from the data), is not
+        numeric, or is declared ``int`` and holds non-integers. The message
+        names the field and quotes its declaration.
+    ModelSpecError
+        ``dims`` names an unknown variable, gives a variable more names than
+        axes, repeats a name, uses ``chain``/``draw`` or the name of a variable
+        of the same group, or gives one dim two lengths; ``coords`` names an
+        unknown dim or has the wrong length.
+    """
+    name = program.name
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise StanDataError(
+            f"model {name!r}: data must be a mapping of field names to values or the path of a "
+            f"JSON file, got {type(data).__name__}"
+        )
+    missing = [v for v in program.inputs.values() if v.name not in data]
+    if missing:
+        listed = "; ".join(f"{v.name!r} ({v.describe()})" for v in missing)
+        raise StanDataError(f"model {name!r}: data field(s) missing: {listed}")
+
+    stan_data: dict[str, Any] = {}
+    ints: dict[str, int] = {}
+    for var in program.inputs.values():
+        value = data[var.name]
+        if var.type not in ("int", "real"):
+            stan_data[var.name] = value  # complex and tuple data are checked by Stan
+            continue
+        expected = var.shape(ints, stan_data)
+        if var.ndim and None not in expected and math.prod(expected) == 0 and _is_empty(value):
+            # JSON cannot say "0 x 3": [] stands for every empty shape, as in CmdStan.
+            value = np.zeros(expected, dtype=np.int64 if var.type == "int" else np.float64)
+        declared = f"declared {var.describe()}"
+        coerced = _coerce_value(name, var.name, var.type, value, ndim=var.ndim, expected=declared)
+        found = np.shape(coerced)
+        if any(e is not None and e != f for e, f in zip(expected, found, strict=True)):
+            sizes = ", ".join(
+                f"{expr} = {size}"
+                for expr, size in zip(var.sizes or (), expected, strict=True)
+                if not expr.isdigit() and size is not None
+            )
+            shown = tuple("?" if e is None else e for e in expected)
+            raise StanDataError(
+                f"model {name!r}: data field {var.name!r} has shape {found}, expected "
+                f"{shown} ({declared}{' with ' + sizes if sizes else ''})"
+            )
+        stan_data[var.name] = coerced
+        if var.type == "int" and var.ndim == 0:
+            ints[var.name] = coerced
+
+    data_vars = {v.name: v.ndim for v in program.inputs.values() if v.type in ("int", "real")}
+    outputs = _flat_outputs(program)
+    all_names = set(program.inputs) | set(outputs)
+    given = {str(k): v for k, v in dict(dims or {}).items()}
+    unknown = sorted(set(given) - set(data_vars) - set(outputs))
+    if unknown:
+        raise ModelSpecError(
+            f"model {name!r}: dims given for {', '.join(map(repr, unknown))}, which the program "
+            f"does not have; its data fields are {sorted(data_vars)} and its outputs "
+            f"{list(outputs)}"
+        )
+    resolved: dict[str, tuple[str, ...]] = {}
+    for group, members in (("constant_data", data_vars), ("posterior", outputs)):
+        for var_name, ndim in members.items():
+            names = _given_dims(name, var_name, given.get(var_name), ndim)
+            for dim in names:
+                if dim in members:
+                    raise ModelSpecError(
+                        f"model {name!r}: dim {dim!r} of {var_name!r} is also a variable of the "
+                        f"{group} group; give the axis another name"
+                    )
+            resolved[var_name] = names + tuple(
+                _default_dim(var_name, axis, all_names) for axis in range(len(names), ndim)
+            )
+
+    sizes: dict[str, int] = {}
+    owners: dict[str, str] = {}
+
+    def record(var_name: str, shape: Sequence[int | None]) -> None:
+        for dim, size in zip(resolved[var_name], shape, strict=True):
+            if size is None:
+                continue
+            if dim in sizes and sizes[dim] != size:
+                raise ModelSpecError(
+                    f"model {name!r}: dim {dim!r} has length {sizes[dim]} in {owners[dim]!r} "
+                    f"but {size} in {var_name!r}"
+                )
+            sizes[dim] = size
+            owners.setdefault(dim, var_name)
+
+    for var_name in data_vars:
+        record(var_name, np.shape(stan_data[var_name]))
+    for var_name, var in program.outputs.items():
+        if var_name in outputs:
+            record(var_name, var.shape(ints, stan_data))
+    used = {d for names in resolved.values() for d in names}
+    user_coords = {str(k): v for k, v in dict(coords or {}).items()}
+    for dim, values in user_coords.items():
+        if dim not in used:
+            raise ModelSpecError(
+                f"model {name!r}: coords given for dim {dim!r}, which no variable has; "
+                f"the dims are {sorted(used)}"
+            )
+        shape = np.shape(values)
+        if len(shape) != 1 or (dim in sizes and shape[0] != sizes[dim]):
+            raise ModelSpecError(
+                f"model {name!r}: coords for dim {dim!r} have shape {shape}, but the dim has "
+                f"length {sizes.get(dim, '?')} (in {owners.get(dim, '?')!r})"
+            )
+
+    fields = tuple(
+        DataField(n, program.inputs[n].type, np.shape(stan_data[n]), dims=resolved[n])  # type: ignore[arg-type]
+        for n in data_vars
+    )
+    spec = StanModelSpec(
+        name=name,
+        stan_file=program.stan_file,
+        data_fields=fields,
+        dims={n: resolved[n] for n in outputs if resolved[n]},
+        coords=lambda _data: user_coords,
+        description=f"Stan program {program.stan_file} (declared by stanc)",
+    )
+    return spec, stan_data
+
+
+def _is_empty(value: Any) -> bool:
+    """Whether ``value`` holds no numbers (``[]``, ``[[], []]``), so that its shape is moot."""
+    try:
+        return np.size(value) == 0
+    except Exception:  # ragged: the coercion reports it
+        return False
+
+
+def _flat_outputs(program: ProgramInfo) -> dict[str, int]:
+    """Output variables and their number of axes, tuples split into their components."""
+    out: dict[str, int] = {}
+
+    def add(var_name: str, kind: Any, ndim: int) -> None:
+        if isinstance(kind, list):
+            for k, component in enumerate(kind, start=1):
+                add(f"{var_name}.{k}", component.get("type"), ndim + component["dimensions"])
+        else:
+            out[var_name] = ndim
+
+    for var in program.outputs.values():
+        add(var.name, list(var.components) if var.type == "tuple" else var.type, var.ndim)
+    return out
+
+
+def _given_dims(model: str, var_name: str, names: Any, ndim: int) -> tuple[str, ...]:
+    if names is None:
+        return ()
+    if isinstance(names, str) or not isinstance(names, Sequence):
+        raise ModelSpecError(
+            f"model {model!r}: dims of {var_name!r} must be a list of dim names, got {names!r}"
+        )
+    names = tuple(names)
+    if len(names) > ndim:
+        raise ModelSpecError(
+            f"model {model!r}: {var_name!r} has {ndim} axes but {len(names)} dims were given: "
+            f"{names}"
+        )
+    for dim in names:
+        if not isinstance(dim, str) or not dim:
+            raise ModelSpecError(f"model {model!r}: dim names of {var_name!r} must be strings")
+        if dim in ("chain", "draw"):
+            raise ModelSpecError(f"model {model!r}: 'chain' and 'draw' are reserved dim names")
+    if len(set(names)) != len(names):
+        raise ModelSpecError(f"model {model!r}: repeated dim name in {var_name}{names}")
+    return names
+
+
+def _default_dim(var_name: str, axis: int, taken: set[str]) -> str:
+    dim = f"{var_name}_dim_{axis}"
+    while dim in taken or dim in ("chain", "draw"):
+        dim += "_"
+    return dim
 
 
 # --------------------------------------------------------------------------- registry

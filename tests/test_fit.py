@@ -219,6 +219,58 @@ class TestModelSpec:
         with pytest.raises(ModelSpecError, match="extra"):
             REGRESSION.check_program(info)
 
+    def test_default_data_dim_named_like_a_field_of_its_group_is_renamed(self) -> None:
+        # sigma sized J next to J in constant_data: xarray cannot hold dim J and variable J
+        spec = StanModelSpec(
+            name="schools",
+            stan_file="x.stan",
+            data_fields=(
+                DataField("J", "int"),
+                DataField("y", "real", ("J",), observed=True),
+                DataField("sigma", "real", ("J",)),
+            ),
+        )
+        assert spec.data_field("sigma").dims == ("J_dim",)
+        assert spec.data_field("y").dims == ("J_dim",)  # renamed everywhere, still shared
+        idata = to_inference_data(
+            spec,
+            {"mu": np.zeros((1, 2))},
+            data={"J": 2, "y": [1.0, 2.0], "sigma": [1.0, 1.0]},
+        )
+        assert idata.constant_data["sigma"].dims == ("J_dim",)
+        # observed y sized N, N in constant_data: different groups, nothing to rename
+        assert NORMAL.data_field("y").dims == ("obs",)
+        assert DataField("y", "real", ("N",), observed=True).dims == ("N",)
+
+    def test_explicit_data_dim_named_like_a_field_of_its_group(self) -> None:
+        with pytest.raises(ModelSpecError, match="'N' of data field 'sigma'"):
+            StanModelSpec(
+                name="bad",
+                stan_file="x.stan",
+                data_fields=(
+                    DataField("N", "int"),
+                    DataField("J", "int"),
+                    DataField("sigma", "real", ("J",), dims=("N",)),
+                ),
+            )
+
+    def test_output_dim_named_like_an_output_of_its_group(self) -> None:
+        info = {
+            "inputs": {"N": {"type": "int", "dimensions": 0}},
+            "parameters": {
+                "mu": {"type": "real", "dimensions": 0},
+                "theta": {"type": "real", "dimensions": 1},
+            },
+        }
+        spec = StanModelSpec(
+            name="bad",
+            stan_file="x.stan",
+            data_fields=(DataField("N", "int"),),
+            dims={"theta": ("mu",)},
+        )
+        with pytest.raises(ModelSpecError, match="'mu' of 'theta'"):
+            spec.check_program(info)
+
 
 class TestArguments:
     def test_unknown_method(self) -> None:
@@ -258,6 +310,21 @@ class TestArguments:
             method_args("pathfinder", chains=4)
         with pytest.raises(ValueError, match="chains"):
             method_args("nuts", chains=0)
+
+    def test_pass_through_options(self, tmp_path: Path) -> None:
+        args = method_args("nuts", save_warmup=True, chain_ids=[3, 4], chains=2, refresh=10)
+        assert args.given()["save_warmup"] is True
+        assert method_args("map", output_dir=tmp_path, save_iterations=True).given()[
+            "output_dir"
+        ] == (tmp_path)
+        for method in METHODS:
+            assert method_args(method, output_dir=str(tmp_path), show_console=False).given()
+        with pytest.raises(ValueError, match="chain_ids"):
+            method_args("nuts", chains=2, chain_ids=[1, 2, 3])
+        with pytest.raises(ValueError, match="output_dir"):
+            method_args("advi", output_dir=3)
+        with pytest.raises(ValueError, match="save_warmup"):
+            method_args("advi", save_warmup=True)  # only NUTS has a warmup
 
     def test_given_keeps_only_set_options(self) -> None:
         args = method_args("nuts", iter_warmup=100, adapt_delta=0.9)

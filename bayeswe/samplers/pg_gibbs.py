@@ -709,10 +709,10 @@ def _initial_matrices(
     if init == "prior":
         return [(None, None)] * chains
     if init is None or init == "map":
-        import bayeswe
         from bayeswe.sgns.models import SGNS_IDENTIFIED
+        from bayeswe.stan.fitting import fit_stan
 
-        mode = bayeswe.fit(SGNS_IDENTIFIED, problem.stan_data, method="map", seed=seed)
+        mode = fit_stan(SGNS_IDENTIFIED, problem.stan_data, method="map", seed=seed)
         rho = mode.posterior["rho"].values[0, 0]
         alpha = mode.posterior["alpha"].values[0, 0]
         return [(rho, alpha)] * chains
