@@ -2,7 +2,12 @@
 
 Each module defines ``build_parser(parser)`` (adds its options) and
 ``main(argv=None, args=None)`` (runs it and prints one JSON object whose ``summary``
-holds the headline figures). Model packages hold no benchmark code.
+holds the headline figures and whose ``run`` holds the facts of the run: command,
+commit, versions, machine, load). Timing, subprocesses, those facts, the common
+options (``--json``, ``--output PATH``, ``--quick``) and the output are
+:mod:`bayeswe.bench.harness`'s, shared by every module. Each module's docstring says
+what it compares, on which data, how the sides are put on an equal footing, and what
+each summary key means. Model packages hold no benchmark code.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "gaussian-lda-stan": (
         "bayeswe.bench.gaussian_lda_stan",
         "gradient cost of gaussian_lda.stan vs a per-token program, and a NUTS fit",
+    ),
+    "gaussian-lda-equal-time": (
+        "bayeswe.bench.gaussian_lda_equal_time",
+        "Gaussian LDA: log joint of cgs vs alias-MH after equal CPU time, same start",
     ),
 }
 

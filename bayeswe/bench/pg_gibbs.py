@@ -1,41 +1,59 @@
-"""Benchmark of PG blocked Gibbs for identified SGNS against Stan's NUTS (issue 4).
+"""``bayeswe bench pg-gibbs``: PG blocked Gibbs for identified SGNS against Stan's NUTS (issue 4).
 
-Prints one JSON object: ``settings`` (the paper's Table 3 grid: N, K x V, S), each
-with Gibbs sweeps/s, words/s and median ESS/s of the co-occurrence probabilities for
-each Gibbs thread count (``--threads``, default 1 and 2) with the default PG schedule
-(``omega="per-sweep"``), the same for the paper's Algorithm 1 (``omega="per-block"``) on
-the first thread count, and, unless ``--no-nuts``,
-NUTS (one chain, one core) draws/s and median ESS/s on the same data; ``gflops``
-(the precision accumulation against a BLAS product of the same shape, both on one
-thread, :func:`gflops_measurement`); a ``congress`` run (V=5000, K=100, ~3e6 unique pairs;
-median seconds per sweep, peak RSS of its own process, with all Numba threads and
-with each ``--threads`` count in ``congress_by_threads``); the load average at start
-and end; and a ``summary`` object with ``ess_per_s_ratio_vs_nuts`` (Gibbs on one
-thread against NUTS on one core, K=20, V=200, N=5e5, S=1), the same ratio with Gibbs
-on more threads, ``congress_s_per_sweep``, ``congress_peak_gb`` and
-``gflops_fraction_of_peak``.
+**Compared.** :func:`bayeswe.samplers.pg_gibbs.sample_pg_gibbs` with the default PG
+schedule (``omega="per-sweep"``) on each ``--threads`` count (default 1 and 2) and
+the paper's Algorithm 1 (``omega="per-block"``) on the first count, against NUTS of
+``sgns_identified.stan`` (``bayeswe.fit``, one chain, one core); the precision
+accumulation kernel against a BLAS product of the same shape
+(:func:`gflops_measurement`); and a Congress-scale sweep (time and memory).
 
-Data: ``simulate_sgns`` with the true context vectors of the last K words fixed.
-Both samplers start at the same point, Stan's L-BFGS mode (not timed), and both
-times include warm-up. ESS: ArviZ's bulk ESS of each of 200 random co-occurrence
-probabilities ``sigmoid(rho_w . alpha_v)``, median over the pairs, computed by the
-same function for both samplers. Run as ``bayeswe bench pg-gibbs --json [--quick]``
-(or ``python benchmarks/pg_gibbs.py``); without ``--setting`` or ``--quick`` it runs
-the full grid.
+**Data.** ``simulate_sgns`` with the true context vectors of the last K words fixed,
+on the paper's Table 3 grid: N in {5e5, 5e4}, (K, V) in {(20, 200), (10, 200),
+(5, 100)}, S in {10, 1} (``--setting V,K,N,S`` picks settings). Congress scale:
+V = 5000, K = 100, ~3e6 unique pairs drawn Zipf-like (:func:`_congress`).
+``--quick``: the one setting (100, 5, 5e4, 1), at most 300 Gibbs sweeps and 100 + 100
+NUTS iterations, Congress at V = 1000, K = 20, 1e5 pairs, 2 sweeps, the GFLOP/s
+workload on 32 rows.
+
+**Equal footing.** Both samplers start at the same point, Stan's L-BFGS mode (not
+timed). Both times include warm-up (Gibbs: ``max(sweeps / 5, 10)`` warm-up sweeps
+of ``max(--sweeps / S, 100)`` kept; NUTS: ``--nuts-warmup`` + ``--nuts-draws``), and
+both are the samplers' own wall time (``attrs["wall_time"]``); Gibbs is compiled
+by an untimed 2-sweep run first. ESS: ArviZ's bulk ESS of each of 200 random
+co-occurrence probabilities ``sigmoid(rho_w . alpha_v)``, median over the pairs,
+computed by the same function for both samplers. The headline ratio puts Gibbs on
+one thread against NUTS on one core. The GFLOP/s measurement runs in its own process
+with every thread count set to 1 (:func:`bayeswe.bench.harness.call_in_subprocess`);
+each Congress run in its own process (its own peak RSS), with all Numba threads and
+with each ``--threads`` count.
+
+**Summary keys.**
+
+* ``ess_per_s_ratio_vs_nuts`` - median ESS per second of Gibbs (one thread, default
+  schedule) over NUTS's, at K = 20, V = 200, N = 5e5, S = 1 when that setting ran
+  (else the first setting run); ``None`` with ``--no-nuts``;
+* ``ess_per_s_ratio_vs_nuts_gibbs_{T}_threads`` (``T`` the largest ``--threads``
+  count) - the same with Gibbs on ``T`` threads;
+* ``ess_per_s_ratio_vs_nuts_per_block`` - the same for Algorithm 1 on one thread;
+* ``ratio_setting`` - the (V, K, N, S) of those ratios; ``gibbs_threads_for_headline``
+  - the thread count of the first ratio;
+* ``congress_s_per_sweep`` - median seconds per Congress-scale sweep (all Numba
+  threads; ``None`` with ``--no-congress``); ``congress_peak_gb`` - that process's peak
+  resident memory in GB;
+* ``gflops_fraction_of_peak`` - GFLOP/s of the accumulation kernel over a one-thread
+  BLAS product of the same shape (ratio of medians).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import resource
-import sys
-import time
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from bayeswe.bench import harness
 
 
 def _median_ess_per_s(idata: Any, wall: float, pairs: np.ndarray) -> float:
@@ -171,15 +189,16 @@ def gflops_measurement(
     out = np.empty((K, K))
     kern.accumulate_rows(prec, cov, ptr, other, omega, kappa)  # compile
     ours, blas = [], []
-    for _ in range(repeats):
-        prec[:] = 0.0
-        t = time.perf_counter()
-        kern.accumulate_rows(prec, cov, ptr, other, omega, kappa)
-        ours.append(rows * pairs * K * (K + 1) / (time.perf_counter() - t) / 1e9)
-        t = time.perf_counter()
+
+    def blas_products() -> None:
         for r in range(rows):
             np.matmul(a[r].T, b[r], out=out)
-        blas.append(rows * pairs * 2 * K * K / (time.perf_counter() - t) / 1e9)
+
+    for _ in range(repeats):
+        prec[:] = 0.0
+        t = harness.timed(kern.accumulate_rows, prec, cov, ptr, other, omega, kappa).wall_s
+        ours.append(rows * pairs * K * (K + 1) / t / 1e9)
+        blas.append(rows * pairs * 2 * K * K / harness.timed(blas_products).wall_s / 1e9)
     ratios = np.array(ours) / np.array(blas)
     return {
         "K": K,
@@ -198,16 +217,12 @@ def _peak_gflops() -> float:
     """GFLOP/s of a large float64 matrix product (BLAS, all cores): median of 5."""
     a = np.random.default_rng(0).normal(size=(2000, 2000))
     a @ a
-    times = []
-    for _ in range(5):
-        start = time.perf_counter()
-        a @ a
-        times.append(time.perf_counter() - start)
-    return 2 * 2000**3 / float(np.median(times)) / 1e9
+    times, _ = harness.repeat_timings(lambda: a @ a, 5)
+    return 2 * 2000**3 / statistics.median(times) / 1e9
 
 
 def _congress(V: int, K: int, P: int, sweeps: int, seed: int) -> dict[str, Any]:
-    """Seconds per sweep and peak memory at Congress scale (run in its own process)."""
+    """Seconds per sweep at Congress scale (run in its own process: :func:`_congress_run`)."""
     import numba
 
     from bayeswe.samplers.pg_gibbs import SGNSGibbsProblem, init_state, step
@@ -234,10 +249,9 @@ def _congress(V: int, K: int, P: int, sweeps: int, seed: int) -> dict[str, Any]:
     state, _ = step(problem, state)  # compile
     times = []
     for _ in range(sweeps):
-        start = time.perf_counter()
-        state, _ = step(problem, state)
-        times.append(time.perf_counter() - start)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        sweep = harness.timed(step, problem, state)
+        state, _ = sweep.value
+        times.append(sweep.wall_s)
     return {
         "V": V,
         "K": K,
@@ -246,41 +260,27 @@ def _congress(V: int, K: int, P: int, sweeps: int, seed: int) -> dict[str, Any]:
         "sweeps": sweeps,
         "s_per_sweep": float(np.median(times)),
         "s_per_sweep_all": times,
-        "peak_gb": peak_mb / 1024,
         "threads": numba.get_num_threads(),
         "omega": "per-sweep",
     }
 
 
-def _in_subprocess(call: str, threads: int | None = None) -> dict[str, Any]:
-    """Evaluate ``bayeswe.bench.pg_gibbs.<call>`` in a fresh interpreter; its JSON result.
+def _congress_run(V: int, K: int, P: int, sweeps: int, seed: int, threads: int | None) -> dict:
+    """:func:`_congress` in a fresh process (``threads``: its Numba/BLAS/OpenMP threads).
 
-    A fresh process has its own peak RSS; ``threads`` fixes the Numba, OpenBLAS and
-    OpenMP thread counts before they are read.
+    ``peak_gb`` is that process's peak resident memory.
     """
-    import subprocess
-
-    env = dict(os.environ)
-    if threads is not None:
-        for name in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-            env[name] = str(threads)
-    code = (
-        f"import json; from bayeswe.bench import pg_gibbs as bench; print(json.dumps(bench.{call}))"
+    res = harness.call_in_subprocess(
+        "bayeswe.bench.pg_gibbs:_congress", V, K, P, sweeps, seed, threads=threads
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return {**res.value, "peak_gb": res.peak_rss_gb}
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Options of ``bayeswe bench pg-gibbs`` (added to ``parser`` if given)."""
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench pg-gibbs", description=__doc__)
-    parser.add_argument("--json", action="store_true", help="print JSON (the only format)")
-    parser.add_argument(
-        "--quick", action="store_true", help="smallest setting, short runs (smoke test)"
-    )
+    harness.add_common_options(parser, quick="smallest setting, short runs (smoke test)")
     parser.add_argument("--no-nuts", action="store_true", help="skip the Stan NUTS runs")
     parser.add_argument("--no-congress", action="store_true", help="skip the Congress-scale run")
     parser.add_argument("--seed", type=int, default=1)
@@ -302,13 +302,10 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
-def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
-    """Run the benchmark and print one JSON object (see the module docstring)."""
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Every part of the benchmark for the options ``args``; the results with their summary."""
     import numba
 
-    if args is None:
-        args = build_parser().parse_args(argv)
-    load_at_start = os.getloadavg()  # other users' load (the benchmark's own runs raise it)
     congress = (5000, 100, 3_000_000, args.congress_sweeps)
     sweeps, nuts = args.sweeps, (args.nuts_warmup, args.nuts_draws)
     if args.setting:
@@ -325,35 +322,28 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             for S in (10, 1)
         ]
     threads = sorted({min(int(t), numba.config.NUMBA_NUM_THREADS) for t in args.threads.split(",")})
-    started = time.time()
-    result: dict[str, Any] = {
-        "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
-        "load_average_at_start": list(load_at_start),
-        "cpus": os.cpu_count(),
-        "numba_threads_available": numba.config.NUMBA_NUM_THREADS,
-        "gibbs_threads": threads,
-        "nuts": "1 chain (1 core)",
-    }
+    result: dict[str, Any] = {"gibbs_threads": threads, "nuts": "1 chain (1 core)"}
     # The short parts first; each part is also printed to stderr as soon as it is done.
     # One thread on both sides: on a shared machine a multi-threaded BLAS (or prange) call
     # waits for its slowest thread, and other users' processes make that reading erratic.
-    result["gflops"] = _in_subprocess(
-        f"gflops_measurement(rows={32 if args.quick else 128})", threads=1
+    gflops = harness.call_in_subprocess(
+        "bayeswe.bench.pg_gibbs:gflops_measurement", rows=32 if args.quick else 128, threads=1
     )
-    result["gflops"]["threads"] = 1
+    result["gflops"] = {**gflops.value, "threads": 1}
     result["peak_gflops_dgemm_2000"] = _peak_gflops()
-    print(json.dumps({"gflops": result["gflops"]}), file=sys.stderr, flush=True)
+    harness.progress({"gflops": result["gflops"]})
     if not args.no_congress:
         V, K, P, n_sweeps = congress
-        call = f"_congress({V}, {K}, {P}, {n_sweeps}, {args.seed})"
         # --quick: one run, on the first thread count; else all threads, then each count
-        result["congress"] = _in_subprocess(call, threads=threads[0] if args.quick else None)
+        result["congress"] = _congress_run(
+            V, K, P, n_sweeps, args.seed, threads[0] if args.quick else None
+        )
         result["congress_by_threads"] = {
             str(t): result["congress"] if t == result["congress"]["threads"] else
-            _in_subprocess(call, threads=t)
+            _congress_run(V, K, P, n_sweeps, args.seed, t)
             for t in (threads[:1] if args.quick else threads)
         }  # fmt: skip
-        print(json.dumps({"congress": result["congress_by_threads"]}), file=sys.stderr, flush=True)
+        harness.progress({"congress": result["congress_by_threads"]})
     settings: list[dict[str, Any]] = []
     result["settings"] = settings
     cache: dict[tuple[int, int, int], dict[str, Any]] = {}
@@ -361,8 +351,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         settings.append(
             _setting(V, K, N, S, sweeps, None if args.no_nuts else nuts, args.seed, threads, cache)
         )
-        print(json.dumps(settings[-1]), file=sys.stderr, flush=True)
-    result["load_average_at_end"] = list(os.getloadavg())
+        harness.progress(settings[-1])
     # The target setting of the issue, with the sampler's default S=1 when it was run.
     target = [s for s in settings if (s["V"], s["K"], s["N"]) == (200, 20, 500_000)]
     chosen = [s for s in target if s["S"] == 1] or target or settings
@@ -387,11 +376,11 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     summary["congress_s_per_sweep"] = result.get("congress", {}).get("s_per_sweep")
     summary["congress_peak_gb"] = result.get("congress", {}).get("peak_gb")
     summary["gflops_fraction_of_peak"] = result["gflops"]["fraction"]
-    result["summary"] = summary
-    json.dump(result, sys.stdout, indent=2)
-    sys.stdout.write("\n")
-    return 0
+    return {"summary": summary, **result}
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """Run the benchmark and print one JSON object (see the module docstring)."""
+    if args is None:
+        args = build_parser().parse_args(argv)
+    return harness.run_cli("pg-gibbs", args, lambda: run(args), argv=argv)

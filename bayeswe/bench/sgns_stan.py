@@ -1,49 +1,110 @@
-"""Benchmark: gradient cost of ``sgns_identified.stan`` against the paper's Listing 2.
+"""``bayeswe bench sgns-stan``: gradient cost of ``sgns_identified.stan`` vs the paper's Listing 2.
 
-Listing 2 of Yrjänäinen et al. (Appendix E) is the Stan program the paper used for
-HMC on the identified model: scalar loops over the prior and over unique
-(pair, label) rows. It is read from the paper's text at run time (it is not part
-of bayeswe) and compiled with the same toolchain.
+**Compared.** bayeswe's ``sgns_identified.stan`` against Listing 2 of Yrjänäinen et
+al. (Appendix E), the Stan program the paper used for HMC on the identified model
+(scalar loops over the prior and over unique (pair, label) rows). Listing 2 is read
+at run time from the paper's text (it is not part of bayeswe): ``--paper-text PATH``,
+else ``../shared/seeds/001_6485a91dd1270a1a.txt`` relative to the repository root
+(:data:`DEFAULT_PAPER_TEXT`); neither found raises :class:`PaperTextNotFoundError`.
+Both programs are compiled by the same toolchain.
 
-Both programs get the same simulated data (section 4.1), the same fixed context
-vectors (the last ``K`` words, as in Listing 2) and the same starting point, so
-they define the same posterior on the same unconstrained parameter vector
-(``rho``/``word_vectors`` then the free context rows). The benchmark checks that
-their log densities agree there, then runs NUTS without adaptation (fixed step
-size, fixed maximum tree depth, same seed) and divides Stan's reported sampling
-time by the number of leapfrog steps: the time of one log-density gradient plus
-the sampler's small per-step overhead, which is the same for both programs.
+**Data.** Simulated SGNS data (section 4.1, :func:`bayeswe.sgns.simulate.simulate_sgns`):
+``--V`` words, ``--K`` dimensions, ``--N`` observations, ``--distribution``; the
+context vectors of the last ``K`` words are fixed at their true values (as in
+Listing 2). ``--quick``: V = 15, K = 2, N = 2,000, one repeat of 5 iterations.
+
+**Equal footing.** Same data, same fixed rows, same starting point (the truth moved
+onto the identified slice, Prop. 1) on the same unconstrained parameter vector, so
+both define the same posterior; their log densities are compared there. Each program
+then runs NUTS without adaptation (fixed step size 0.02, maximum tree depth 6, same
+seed, one chain, no warm-up) and Stan's own sampling time is divided by the number of
+leapfrog steps (:func:`bayeswe.bench.harness.time_per_gradient`): compilation,
+start-up and I/O are out for both, the sampler's small per-step overhead is in for
+both. The two programs run back to back in each repeat.
+
+**Summary keys.**
+
+* ``grad_speedup_vs_listing2`` - Listing 2's time per gradient over ours (medians over
+  repeats); above 1 means ours is faster;
+* ``grad_speedup_per_repeat`` - the same ratio for each repeat (paired: both programs
+  timed back to back; the spread shows how much the machine's load moved it);
+* ``grad_time_us_sgns_identified``, ``grad_time_us_listing2`` - median microseconds
+  per gradient;
+* ``lp_abs_diff_at_start`` - absolute difference of the two log densities at the
+  common start (zero up to rounding when both programs define the same posterior);
+* ``lp_at_start`` - our log density there (to scale the difference).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bayeswe.bench import harness
+from bayeswe.bench.harness import compile_program_text, json_ready, log_prob_at
 from bayeswe.errors import BayesweError
 from bayeswe.sgns.data import SGNSData
 from bayeswe.sgns.identify import identify_transform
 from bayeswe.sgns.models import SGNS_IDENTIFIED
 from bayeswe.sgns.simulate import simulate_sgns
-from bayeswe.stan.timing import compile_program_text, json_ready, log_prob_at, time_per_gradient
 
-__all__ = ["DEFAULT_PAPER_TEXT", "ListingError", "listing2_data", "read_listing", "run_benchmark"]
+__all__ = [
+    "DEFAULT_PAPER_TEXT",
+    "QUICK",
+    "ListingError",
+    "PaperTextNotFoundError",
+    "build_parser",
+    "find_paper_text",
+    "listing2_data",
+    "main",
+    "read_listing",
+    "run_benchmark",
+]
 
-#: Where the paper's text is looked for (override with ``$BAYESWE_PAPER_TEXT``).
-DEFAULT_PAPER_TEXT = Path("/work/shared/seeds/001_6485a91dd1270a1a.txt")
+#: The shared seeds folder: ``../shared/seeds`` relative to the repository root.
+SEEDS_DIR = harness.repository_root().parent / "shared" / "seeds"
+#: The paper's text (Yrjänäinen et al.; see ``SEEDS_DIR / "README.md"``).
+DEFAULT_PAPER_TEXT = SEEDS_DIR / "001_6485a91dd1270a1a.txt"
+
+#: Settings of ``--quick`` (a smoke test: seconds, not a measurement).
+QUICK: dict[str, int] = {"V": 15, "K": 2, "N": 2000, "repeats": 1, "iters": 5}
 
 
 class ListingError(BayesweError, ValueError):
     """The paper's text does not contain the expected numbered Stan listing."""
+
+
+class PaperTextNotFoundError(harness.BenchError, FileNotFoundError):
+    """The paper's text (which holds Listing 2) is neither at ``--paper-text`` nor in the seeds."""
+
+
+def find_paper_text(path: str | os.PathLike[str] | None = None) -> Path:
+    """The paper's text: ``path`` if given, else :data:`DEFAULT_PAPER_TEXT`.
+
+    Raises
+    ------
+    PaperTextNotFoundError
+        The file is not there.
+    """
+    if path is not None:
+        found = Path(path)
+        if not found.is_file():
+            raise PaperTextNotFoundError(f"--paper-text {found}: no such file")
+        return found
+    if not DEFAULT_PAPER_TEXT.is_file():
+        raise PaperTextNotFoundError(
+            "the paper's text (it holds Listing 2) is not at ../shared/seeds/"
+            f"{DEFAULT_PAPER_TEXT.name} beside the repository ({DEFAULT_PAPER_TEXT}); "
+            "pass --paper-text PATH"
+        )
+    return DEFAULT_PAPER_TEXT
 
 
 def read_listing(path: str | os.PathLike[str], number: int = 2) -> str:
@@ -115,19 +176,17 @@ def run_benchmark(
     distribution: str = "uniform",
     paper_text: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
-    """Time gradients of ``sgns_identified.stan`` and of Listing 2; return a JSON-ready dict.
+    """Time gradients of ``sgns_identified.stan`` and of Listing 2 (see the module docstring).
 
     Returns
     -------
     dict
-        ``summary`` (``grad_speedup_vs_listing2`` = Listing 2's time per gradient
-        divided by ours, from the medians over repeats; the per-repeat ratios
-        ``grad_speedup_per_repeat``; both times in microseconds; the log-density difference at
-        the starting point), ``settings``, per-repeat ``runs`` and ``machine``.
+        ``summary`` (the keys of the module docstring), ``settings`` and the
+        per-repeat ``runs``.
     """
     from bayeswe.stan.toolchain import compile_model
 
-    text = Path(paper_text or os.environ.get("BAYESWE_PAPER_TEXT") or DEFAULT_PAPER_TEXT)
+    text = find_paper_text(paper_text)
     source = read_listing(text, 2)
     sim = simulate_sgns(V, K, N, seed=seed, distribution=distribution)
     data = sim.data
@@ -149,27 +208,15 @@ def run_benchmark(
     lp_ours = log_prob_at(ours, ours_init, ours_data)
     lp_theirs = log_prob_at(theirs, theirs_init, theirs_data)
 
-    runs = []
-    for r in range(repeats):
-        entry = {}
-        for name, model, d, init in (
-            ("ours", ours, ours_data, ours_init),
-            ("listing2", theirs, theirs_data, theirs_init),
-        ):
-            t, steps = time_per_gradient(
-                model, d, init, seed=seed + r, iters=iters, step=step_size, depth=max_treedepth
-            )
-            entry[f"{name}_grad_us"] = t * 1e6
-            entry[f"{name}_leapfrog_steps"] = steps
-        runs.append(entry)
+    runs = harness.gradient_timings(
+        (("ours", ours, ours_data, ours_init), ("listing2", theirs, theirs_data, theirs_init)),
+        repeats=repeats, seed=seed, iters=iters, step=step_size, depth=max_treedepth,
+    )  # fmt: skip
     ours_us = statistics.median(e["ours_grad_us"] for e in runs)
     theirs_us = statistics.median(e["listing2_grad_us"] for e in runs)
     return {
-        "benchmark": "sgns-stan",
         "summary": {
             "grad_speedup_vs_listing2": theirs_us / ours_us,
-            # Paired by repeat (both programs timed back to back): on a shared machine
-            # their spread shows how much load from other processes moved the ratio.
             "grad_speedup_per_repeat": [e["listing2_grad_us"] / e["ours_grad_us"] for e in runs],
             "grad_time_us_sgns_identified": ours_us,
             "grad_time_us_listing2": theirs_us,
@@ -192,13 +239,12 @@ def run_benchmark(
             "paper_text": str(text),
         },
         "runs": runs,
-        "machine": {"cpu_count": os.cpu_count(), "platform": platform.platform()},
     }
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """Command-line options of the benchmark (shared by ``bayeswe bench sgns-stan``)."""
-    p = parser or argparse.ArgumentParser(prog="sgns_stan", description=__doc__)
+    """Command-line options of ``bayeswe bench sgns-stan`` (added to ``parser`` if given)."""
+    p = parser or argparse.ArgumentParser(prog="bayeswe bench sgns-stan", description=__doc__)
     p.add_argument("--V", type=int, default=100, help="vocabulary size (default 100)")
     p.add_argument("--K", type=int, default=5, help="embedding dimension (default 5)")
     p.add_argument("--N", type=int, default=50_000, help="observations (default 50000)")
@@ -206,33 +252,44 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--iters", type=int, default=40, help="NUTS iterations per timing run")
     p.add_argument("--distribution", choices=("uniform", "zipf"), default="uniform")
-    p.add_argument("--paper-text", default=None, help="the paper's text (holds Listing 2)")
-    p.add_argument("--json", action="store_true", help="print only the JSON object")
+    p.add_argument(
+        "--paper-text",
+        default=None,
+        metavar="PATH",
+        help="the paper's text, which holds Listing 2 (default: ../shared/seeds/ beside the "
+        "repository)",
+    )
+    harness.add_common_options(
+        p, quick="V=15, K=2, N=2000, one repeat of 5 iterations (smoke test)", text_report=True
+    )
     return p
 
 
+def _report(result: Mapping[str, Any]) -> str:
+    s = result["summary"]
+    return (
+        f"sgns_identified.stan: {s['grad_time_us_sgns_identified']:.1f} us/gradient; "
+        f"paper's Listing 2: {s['grad_time_us_listing2']:.1f} us/gradient; "
+        f"speed-up {s['grad_speedup_vs_listing2']:.2f}x "
+        f"(|lp difference| at start {s['lp_abs_diff_at_start']:.2e})"
+    )
+
+
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
-    """Run the benchmark and print one JSON object (or a short report without --json)."""
+    """Run the benchmark; print one JSON object (``--json``) or a one-line report."""
     if args is None:
         args = build_parser().parse_args(argv)
-    result = run_benchmark(
-        V=args.V,
-        K=args.K,
-        N=args.N,
-        seed=args.seed,
-        repeats=args.repeats,
-        iters=args.iters,
-        distribution=args.distribution,
-        paper_text=args.paper_text,
+    size = QUICK if args.quick else {
+        "V": args.V, "K": args.K, "N": args.N, "repeats": args.repeats, "iters": args.iters
+    }  # fmt: skip
+    # Fail on a missing paper before anything is timed or compiled.
+    paper = find_paper_text(args.paper_text)
+    return harness.run_cli(
+        "sgns-stan",
+        args,
+        lambda: run_benchmark(
+            **size, seed=args.seed, distribution=args.distribution, paper_text=paper
+        ),
+        argv=argv,
+        report=_report,
     )
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        s = result["summary"]
-        print(
-            f"sgns_identified.stan: {s['grad_time_us_sgns_identified']:.1f} us/gradient; "
-            f"paper's Listing 2: {s['grad_time_us_listing2']:.1f} us/gradient; "
-            f"speed-up {s['grad_speedup_vs_listing2']:.2f}x "
-            f"(|lp difference| at start {s['lp_abs_diff_at_start']:.2e})"
-        )
-    return 0

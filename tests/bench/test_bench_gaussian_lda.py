@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
+from bench_checks import check_result
 
-from bayeswe.cli import main
 
-
-def test_quick_bench_json(capsys) -> None:
-    assert main(["bench", "gaussian-lda", "--json", "--quick"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    summary = out["summary"]
-    for key in ("alias_speedup_vs_cholesky_k100", "cholesky_tokens_per_s_d50_k20"):
-        assert key in summary
+def test_quick_bench_json(run_bench) -> None:
+    out = run_bench("gaussian-lda", "--quick")
+    summary = check_result(out, "gaussian-lda")
     assert summary["cholesky_tokens_per_s_d50_k20"] > 0
+    assert summary["alias_speedup_vs_cholesky_k100"] is None  # --quick runs K = 20 only
+    assert summary["headline_corpus"] == "synthetic"
+    assert summary["cholesky_vs_java_quoted"] == summary["cholesky_tokens_per_s_d50_k20"] / 19_000
     (setting,) = out["settings"]
     assert setting["D"] == 50 and setting["K"] == 20
     for sampler in ("naive", "cholesky", "cholesky_solve", "alias", "alias_fresh_doc"):
