@@ -1,0 +1,73 @@
+"""Numba kernels of the collapsed Gibbs samplers of Gaussian LDA (Das, Zaheer & Dyer 2015).
+
+One module per sampler, on shared pieces:
+
+* :mod:`.common`: the random stream, the Cholesky factor and its rank-1
+  update/downdate, the posterior-predictive t density of eq. (1), the topic moves of
+  eq. (4), the topic state from scratch, the categorical draw and the log joint (all
+  samplers); its docstring sets out the notation and the maths;
+* :mod:`.precision`: the precision cache, densities as dot products (``density=
+  "precision"``, the default, of ``cgs`` and ``alias-mh``);
+* :mod:`.cgs`: the exact collapsed Gibbs sweeps (``method="cgs"``);
+* :mod:`.alias`: the alias-table Metropolis-Hastings sweep (``method="alias-mh"``);
+* :mod:`.naive`: the O(D^3)-per-density baseline (benchmark and tests);
+* :mod:`.heldout`: Gibbs over held-out documents with the topics fixed.
+
+Callers use the package namespace (``from bayeswe.kernels import glda as kern``;
+``kern.sweep_cgs(...)``), which re-exports the kernels below.
+
+No kernel allocates per token: work vectors are passed in (``work`` holds
+``3 * D + 6 * K`` floats, ``iwork`` ``2 * K`` ints).
+
+Numba's on-disk cache (``cache=True``) checks only the source file of the function it
+compiled: after editing :mod:`.common` or :mod:`.precision`, the cached sweeps of the
+other modules that inline or call the edited function are not recompiled. Clear
+``bayeswe/kernels/glda/__pycache__`` (or point ``NUMBA_CACHE_DIR`` elsewhere) then.
+"""
+
+from __future__ import annotations
+
+from bayeswe.kernels.glda.alias import sweep_alias
+from bayeswe.kernels.glda.cgs import sweep_cgs, sweep_cgs_precision, topic_minor
+from bayeswe.kernels.glda.common import (
+    _forward_sqnorm,  # noqa: F401 (private, for tests/glda/test_glda_kernels.py)
+    _log_t_without,  # noqa: F401 (private, for tests/glda/test_glda_kernels.py)
+    chol_factor,
+    chol_rank1,
+    init_topics,
+    log_joint,
+    log_t,
+    rand_uniform,
+    resync_topics,
+    topic_move,
+)
+from bayeswe.kernels.glda.heldout import sweep_fixed
+from bayeswe.kernels.glda.naive import sweep_naive
+from bayeswe.kernels.glda.precision import (
+    PRECISION_REFRESH,
+    _one_topic_quad,  # noqa: F401 (private, for tests/glda/test_glda_kernels.py)
+    all_topics_quad,
+    precision_from_factor,
+    topic_move_precision,
+)
+
+__all__ = [
+    "PRECISION_REFRESH",
+    "all_topics_quad",
+    "chol_factor",
+    "chol_rank1",
+    "init_topics",
+    "log_joint",
+    "log_t",
+    "precision_from_factor",
+    "rand_uniform",
+    "resync_topics",
+    "sweep_alias",
+    "sweep_cgs",
+    "sweep_cgs_precision",
+    "sweep_fixed",
+    "sweep_naive",
+    "topic_minor",
+    "topic_move",
+    "topic_move_precision",
+]

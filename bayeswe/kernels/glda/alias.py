@@ -1,0 +1,481 @@
+"""Alias-table Metropolis-Hastings sweep of Gaussian LDA (``method="alias-mh"``, section 4.2).
+
+:func:`sweep_alias` proposes from a mixture of the document term and a per-word Vose
+alias table of the stale "language model" term ``alpha_k t~(v_w | k)``
+(``_build_alias``), and corrects with an independence MH step against the exact
+conditional of eq. (1); the helpers below evaluate fresh densities (by forward
+substitution with the factors, or from the precision cache of :mod:`.precision` when
+``precision=True``), the proposal weight, and move the token once its steps are done.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from bayeswe.kernels.glda.common import _forward_sqnorm, _log_t_without, rand_uniform, topic_move
+from bayeswe.kernels.glda.precision import (
+    _one_topic_quad,
+    _outer_packed,
+    all_topics_quad,
+    topic_move_precision,
+)
+
+__all__ = [
+    "sweep_alias",
+]
+
+
+@njit(cache=True)
+def _build_alias(
+    w: int,
+    Q: np.ndarray,
+    alpha: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    stale_logw: np.ndarray,
+    stale_logq: np.ndarray,
+    stale_t: np.ndarray,
+    alias_prob: np.ndarray,
+    alias_idx: np.ndarray,
+    scaled: np.ndarray,
+    small: np.ndarray,
+    large: np.ndarray,
+    s: int,
+    lt_s: float,
+) -> None:
+    # Vose (1991) alias table of the "language model" term alpha_k t(v_w | k)
+    # (section 4.2), with the current (soon stale) topic parameters, from the
+    # Mahalanobis distances Q[k] of v_w (O(K D^2) for the caller), O(K) here.
+    # Topic s is the building token's own: its density ``lt_s`` is without the token
+    # (with it, the table would favour staying put and the chain would crawl).
+    K = alpha.shape[0]
+    row = stale_logw[w]
+    m = -np.inf
+    for k in range(K):
+        lt = lt_s if k == s else tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
+        v = math.log(alpha[k]) + lt
+        row[k] = v
+        if v > m:
+            m = v
+    total = 0.0
+    for k in range(K):
+        e = math.exp(row[k] - m)
+        scaled[k] = e
+        total += e
+    stale_logq[w] = m + math.log(total)
+    # t~(v_w | k) / sum_k' alpha_k' t~(v_w | k'): the stale density in linear scale,
+    # relative to the table's mass, for the document term (no exp per token)
+    lin = stale_t[w]
+    for k in range(K):
+        lin[k] = scaled[k] / (total * alpha[k])
+    ns = 0
+    nl = 0
+    for k in range(K):
+        scaled[k] *= K / total
+        if scaled[k] < 1.0:
+            small[ns] = k
+            ns += 1
+        else:
+            large[nl] = k
+            nl += 1
+    prob = alias_prob[w]
+    idx = alias_idx[w]
+    while ns > 0 and nl > 0:
+        ns -= 1
+        s = small[ns]
+        g = large[nl - 1]
+        prob[s] = scaled[s]
+        idx[s] = g
+        scaled[g] = (scaled[g] + scaled[s]) - 1.0
+        if scaled[g] < 1.0:
+            nl -= 1
+            small[ns] = g
+            ns += 1
+    while nl > 0:
+        nl -= 1
+        prob[large[nl]] = 1.0
+        idx[large[nl]] = large[nl]
+    while ns > 0:  # only through rounding
+        ns -= 1
+        prob[small[ns]] = 1.0
+        idx[small[ns]] = small[ns]
+
+
+@njit(cache=True, nogil=True)
+def sweep_alias(
+    tok_doc: np.ndarray,
+    tok_word: np.ndarray,
+    z: np.ndarray,
+    emb: np.ndarray,
+    alpha: np.ndarray,
+    n_dk: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    stale_logw: np.ndarray,
+    stale_logq: np.ndarray,
+    stale_t: np.ndarray,
+    alias_prob: np.ndarray,
+    alias_idx: np.ndarray,
+    uses: np.ndarray,
+    rebuild_every: int,
+    mh_steps: int,
+    fresh_doc: bool,
+    broken: int,
+    rng: np.ndarray,
+    work: np.ndarray,
+    iwork: np.ndarray,
+    start: int,
+    stop: int,
+    stats: np.ndarray,
+    precision: bool,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    moves: np.ndarray,
+    W: np.ndarray,
+    xx: np.ndarray,
+) -> None:
+    """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
+
+    Target for token ``i``: ``p(k) ∝ (n_dk + alpha_k) t(x | k)`` with fresh topic
+    parameters and the token's own contribution removed (eq. 1); the token stays in
+    its topic ``s`` during the MH steps (topic ``s`` without it is evaluated by
+    ``_log_t_without``) and moves, one downdate and one update, only if accepted
+    elsewhere. Proposal: the mixture
+
+        q(k) ∝ n_dk t'(x | k) + alpha_k t~(x | k)
+
+    where ``t~`` is the stale density of word ``w``'s alias table (drawn in O(1))
+    and ``t'`` is the fresh ``t`` (``fresh_doc=True``, the paper's "document term
+    computed exactly", one solve per topic present in the document) or the stale
+    ``t~`` (``fresh_doc=False``, no solve). ``q`` does not depend on the current
+    topic, so ``mh_steps`` independence-MH steps starting at the token's topic
+    ``s`` accept ``t`` with probability ``min(1, p(t) q(s) / (p(s) q(t)))``; on
+    rejection the token keeps its topic. Each step costs one solve (``t(x | t)``).
+
+    Word ``w``'s table is rebuilt (O(K D^2)) on its first use and after every
+    ``rebuild_every`` uses (Li et al. 2014): with ``rebuild_every ~ K`` the rebuild
+    costs O(D^2) per token amortized, the price of one MH step.
+
+    For a fixed table each MH step leaves the collapsed posterior invariant. A table
+    rebuilt from a past state is correlated with the current one, which makes the
+    chain adaptive and not exactly invariant (as in AliasLDA/LightLDA); the bias was
+    measurable on a 10-token problem (~0.05 posterior sd, tests/glda/
+    test_glda_stationarity.py) and vanishes for frozen tables.
+
+    ``broken`` exists only to test that the stationarity test detects a wrong
+    sampler: 1 = always accept (the token takes the last proposal, as in the
+    reference Java code), 2 = log-densities in place of densities in the ratio.
+
+    ``stats[0] += proposals``, ``stats[1] += accepted`` (a proposal equal to the
+    current topic counts as accepted), ``stats[2] += table rebuilds``.
+    ``work`` needs ``3 * D + 6 * K`` floats, ``iwork`` ``2 * K`` ints.
+
+    ``precision``: the Mahalanobis distances come from the precision cache (``P`` ...
+    ``xx`` as in :func:`.cgs.sweep_cgs_precision`, kept in step by
+    :func:`.precision.topic_move_precision`) instead of forward substitutions with the factors;
+    with ``precision=False`` the cache arrays are not touched (may be empty).
+    """
+    K = alpha.shape[0]
+    D = emb.shape[1]
+    y = work[2 * D : 3 * D]
+    fresh_lt = work[3 * D : 3 * D + K]
+    doc_w = work[3 * D + K : 3 * D + 2 * K]
+    scaled = work[3 * D + 2 * K : 3 * D + 3 * K]
+    doc_topics = iwork[:K]
+    small = iwork[K : 2 * K]
+    large = iwork[:K]  # used only while building, when doc_topics is not live
+    # fresh_lt[k] is valid for this token iff stamp[k] == i; stamp reuses work's tail
+    stamp = work[3 * D + 3 * K : 3 * D + 4 * K]
+    Qall = work[3 * D + 4 * K : 3 * D + 5 * K]
+    log_alpha = work[3 * D + 5 * K : 3 * D + 6 * K]
+    for k in range(K):
+        stamp[k] = -1.0
+        log_alpha[k] = math.log(alpha[k])
+    # broken = -1: the general code below with a correct MH step (tests compare it with
+    # the fast path, which serves fresh_doc=False)
+    fast = not fresh_doc and broken == 0
+    xx_owner = -1  # the token whose outer product xx holds (precision only)
+    for i in range(start, stop):
+        d = tok_doc[i]
+        w = tok_word[i]
+        x = emb[w]
+        s = z[i]
+        n_dk[d, s] -= 1
+        rebuild = uses[w] < 0 or uses[w] >= rebuild_every
+        if precision and (rebuild or not fast):
+            _outer_packed(x, xx)  # else built when first needed
+            xx_owner = i
+        if rebuild or not fast:
+            # the token stays in topic s; its fresh density under s without it comes
+            # from its Mahalanobis distance under the current topic s (_log_t_without)
+            fresh_lt[s] = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                               invd, kappa_k, nu_k, logdet, y)  # fmt: skip
+            stamp[s] = i
+        if rebuild:
+            if precision:
+                all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
+            else:
+                for k in range(K):
+                    Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+            _build_alias(
+                w, Qall, alpha, tconst, tscale, texp, stale_logw, stale_logq, stale_t,
+                alias_prob, alias_idx, scaled, small, large, s, fresh_lt[s],
+            )  # fmt: skip
+            uses[w] = 0
+            stats[2] += 1
+        uses[w] += 1
+        row = stale_logw[w]
+        if fast:
+            # The MH steps with the stale document term (fresh_doc=False). The proposal
+            # is then q(k) ∝ (n_dk + alpha_k) t~(v | k), the conditional with stale
+            # densities, so in the acceptance ratio p(t) q(c) / (p(c) q(t)) the count
+            # factors cancel: it is [t(v | t) / t~(v | t)] / [t(v | c) / t~(v | c)]. The
+            # document term uses the table's linear weights (no exp or log per topic),
+            # and a fresh density is computed only for a proposal other than the current
+            # topic. (Written out here: a call passing this many arrays costs more than
+            # the whole step.)
+            lin = stale_t[w]
+            nd = 0
+            p_doc = 0.0
+            for k in range(K):
+                n = n_dk[d, k]
+                if n > 0:
+                    e = n * lin[k]
+                    doc_topics[nd] = k
+                    doc_w[nd] = e
+                    p_doc += e
+                    nd += 1
+            cur = s
+            for _ in range(mh_steps):
+                u = rand_uniform(rng) * (p_doc + 1.0)  # the alias term's mass is 1 (lin)
+                if u < p_doc:
+                    acc = 0.0
+                    t = doc_topics[nd - 1]
+                    for j in range(nd):
+                        acc += doc_w[j]
+                        if u < acc:
+                            t = doc_topics[j]
+                            break
+                else:
+                    col = int(rand_uniform(rng) * K)
+                    if col >= K:
+                        col = K - 1
+                    t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
+                stats[0] += 1
+                if t == cur:
+                    stats[1] += 1
+                    continue
+                if precision and xx_owner != i:
+                    _outer_packed(x, xx)
+                    xx_owner = i
+                if stamp[s] != i:
+                    fresh_lt[s] = _fresh_log_t_without(
+                        s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, kappa_k, nu_k, logdet, y
+                    )
+                    stamp[s] = i
+                if stamp[t] != i:
+                    fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
+                                               tconst, tscale, texp, y)  # fmt: skip
+                    stamp[t] = i
+                log_ratio = (fresh_lt[t] - (row[t] - log_alpha[t])) - (
+                    fresh_lt[cur] - (row[cur] - log_alpha[cur])
+                )
+                if math.log(rand_uniform(rng)) < log_ratio:
+                    cur = t
+                    stats[1] += 1
+            _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k, nu_k,
+                          tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+            continue
+        # sparse document term, relative to a reference m to avoid underflow
+        nd = 0
+        m = stale_logq[w]
+        for k in range(K):
+            if n_dk[d, k] > 0:
+                if fresh_doc:
+                    if k != s:
+                        fresh_lt[k] = _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                                   invd, tconst, tscale, texp, y)  # fmt: skip
+                        stamp[k] = i
+                    lt = fresh_lt[k]
+                else:
+                    lt = row[k] - math.log(alpha[k])
+                v = math.log(n_dk[d, k]) + lt
+                doc_topics[nd] = k
+                doc_w[nd] = v
+                if v > m:
+                    m = v
+                nd += 1
+        p_doc = 0.0
+        for j in range(nd):
+            e = math.exp(doc_w[j] - m)
+            doc_w[j] = e
+            p_doc += e
+        q_stale = math.exp(stale_logq[w] - m)
+        # current topic: fresh target and proposal weight
+        cur = s
+        lp_cur = math.log(n_dk[d, s] + alpha[s]) + fresh_lt[s]
+        lq_cur = _log_q(s, d, n_dk, fresh_doc, fresh_lt, row, alpha, m)
+        for _ in range(mh_steps):
+            u = rand_uniform(rng) * (p_doc + q_stale)
+            if u < p_doc:
+                acc = 0.0
+                t = doc_topics[nd - 1]
+                for j in range(nd):
+                    acc += doc_w[j]
+                    if u < acc:
+                        t = doc_topics[j]
+                        break
+            else:
+                col = int(rand_uniform(rng) * K)
+                if col >= K:
+                    col = K - 1
+                t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
+            stats[0] += 1
+            if t == cur:
+                stats[1] += 1
+                continue
+            if stamp[t] != i:
+                fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
+                                           tconst, tscale, texp, y)  # fmt: skip
+                stamp[t] = i
+            lp_t = math.log(n_dk[d, t] + alpha[t]) + fresh_lt[t]
+            lq_t = _log_q(t, d, n_dk, fresh_doc, fresh_lt, row, alpha, m)
+            ua = rand_uniform(rng)
+            if broken == 1:
+                accept = True
+            elif broken == 2:
+                # log-densities used as if they were densities (the Java bug)
+                accept = ua * lp_cur * math.exp(lq_t) < lp_t * math.exp(lq_cur)
+            else:
+                accept = math.log(ua) < (lp_t - lp_cur) + (lq_cur - lq_t)
+            if accept:
+                cur = t
+                lp_cur = lp_t
+                lq_cur = lq_t
+                stats[1] += 1
+        _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k, nu_k,
+                      tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _finish_token(
+    i: int,
+    d: int,
+    s: int,
+    cur: int,
+    x: np.ndarray,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    precision: bool,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    moves: np.ndarray,
+    W: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    # token i (in topic s, counted out of n_dk[d]) ends in topic cur: move it if needed
+    n_dk[d, cur] += 1
+    if cur != s and precision:
+        topic_move_precision(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
+                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+        topic_move_precision(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
+                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+        z[i] = cur
+    elif cur != s:
+        topic_move(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+        topic_move(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+        z[i] = cur
+
+
+@njit(cache=True, inline="always")
+def _fresh_log_t_without(
+    s: int,
+    x: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    logdet: np.ndarray,
+    y: np.ndarray,
+) -> float:
+    # eq. (1) under topic s without the token x that it holds; xx as in _fresh_log_t
+    if precision:
+        q = _one_topic_quad(s, x, Pp, Pmu, muPmu, xx)
+    else:
+        q = _forward_sqnorm(R[s], invd[s], x, mu[s], y)
+    return _log_t_without(s, q, x.shape[0], kappa_k, nu_k, logdet)
+
+
+@njit(cache=True, inline="always")
+def _fresh_log_t(
+    k: int,
+    x: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    y: np.ndarray,
+) -> float:
+    # eq. (1) under topic k with the current parameters; xx must hold x's outer product
+    if precision:
+        q = _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
+    else:
+        q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+    return tconst[k] - texp[k] * math.log1p(q * tscale[k])
+
+
+@njit(cache=True, inline="always")
+def _log_q(
+    k: int,
+    d: int,
+    n_dk: np.ndarray,
+    fresh_doc: bool,
+    fresh_lt: np.ndarray,
+    row: np.ndarray,
+    alpha: np.ndarray,
+    m: float,
+) -> float:
+    # log of the unnormalised proposal weight n_dk t'(x|k) + alpha_k t~(x|k), minus m
+    stale = math.exp(row[k] - m)
+    n = n_dk[d, k]
+    if n > 0:
+        lt = fresh_lt[k] if fresh_doc else row[k] - math.log(alpha[k])
+        return math.log(n * math.exp(lt - m) + stale)
+    return math.log(stale)
