@@ -239,6 +239,11 @@ def _assemble(root: Path, httpstan_dir: Path, toolchain_id: str) -> None:
     for lib in (httpstan_dir / "lib").iterdir():
         shutil.copy2(lib, root / "lib" / lib.name, follow_symlinks=True)
     shutil.copytree(httpstan_dir / "include", root / "include", symlinks=True)
+    # The wheel's rapidjson 1.1.0 misreads some JSON numbers that CmdStan's
+    # newer copy reads right; cpp/rapidjson_strtod.hpp replaces that conversion.
+    strtod = root / "include" / "rapidjson" / "internal" / "strtod.h"
+    strtod.rename(strtod.with_name("strtod_rapidjson_1_1_0.h"))
+    shutil.copy2(_CPP_DIR / "rapidjson_strtod.hpp", strtod)
     for src in _CPP_DIR.iterdir():
         if src.suffix in {".cpp", ".hpp"}:
             shutil.copy2(src, root / "src" / src.name)

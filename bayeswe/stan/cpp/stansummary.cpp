@@ -2,6 +2,9 @@
 //
 // bin/stansummary: summary statistics of Stan CSV output files, in the
 // layout of CmdStan 2.35's stansummary, which is what cmdstanpy parses.
+// For sampler output the console table is CmdStan's to the character (same
+// statistics, same column formats); the CSV file (--csv_filename) holds the
+// same statistics printed with sig_figs significant digits.
 //
 //   stansummary [--percentiles=5,50,95] [--sig_figs=2] [--csv_filename=F]
 //               file1.csv [file2.csv ...]
@@ -9,13 +12,17 @@
 // All statistics come from stan::mcmc::chains: Mean, StdDev, the
 // percentiles (order statistics, not interpolated), N_Eff (multi-chain
 // ESS, not split) and R_hat (split R-hat).  MCSE is StdDev / sqrt(N_Eff),
-// N_Eff/s divides by the summed sampling time of all chains.
+// N_Eff/s divides by the summed sampling time of all chains.  Like
+// CmdStan, a constant column keeps the rounding noise of chains::sd
+// (e.g. 6.7e-16 for a column of ones) and has MCSE, N_Eff and R_hat nan.
 
 #include "csv_tools.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace bayeswe {
 namespace {
@@ -28,6 +35,7 @@ struct UsageError : std::invalid_argument {
 struct Options {
   std::vector<double> percents{5, 50, 95};
   int sig_figs = 2;  // CmdStan's default for the console table
+  bool sig_figs_given = false;  // the CSV file defaults to 6 digits
   std::string csv_filename;
   std::vector<std::string> files;
   bool help = false;
@@ -113,9 +121,10 @@ Options parse_options(const std::vector<std::string>& args) {
       options.help = true;
     else if (name == "percentiles")
       options.percents = parse_percentiles(option_value(args, i));
-    else if (name == "sig_figs")
+    else if (name == "sig_figs") {
       options.sig_figs = parse_sig_figs(option_value(args, i));
-    else if (name == "csv_filename" || name == "csv_file")
+      options.sig_figs_given = true;
+    } else if (name == "csv_filename" || name == "csv_file")
       options.csv_filename = option_value(args, i);
     else
       throw UsageError("unknown option " + arg);
@@ -125,12 +134,162 @@ Options parse_options(const std::vector<std::string>& args) {
   return options;
 }
 
+/**
+ * Width and number of decimals CmdStan's stansummary gives a value shown in
+ * fixed notation with sig_figs significant digits: numbers of magnitude
+ * >= 1 get sig_figs digits in all (at least their integer part), smaller
+ * ones sig_figs digits after the leading zeros; zero gets sig_figs
+ * decimals; a sign adds one to the width.
+ */
+struct FixedLayout {
+  int width;
+  int precision;
+};
+
+FixedLayout fixed_layout(double value, int sig_figs) {
+  FixedLayout layout{sig_figs, sig_figs};
+  double magnitude = std::fabs(value);
+  if (value == 0) {
+    layout = {sig_figs, sig_figs};
+  } else if (std::isnan(value) || std::isinf(value)) {
+    layout = {3, sig_figs};  // "nan", "inf"
+  } else if (magnitude >= 1) {
+    int integer_digits
+        = static_cast<int>(std::ceil(std::log10(magnitude) + 1e-6));
+    if (integer_digits >= sig_figs)
+      layout = {integer_digits, 0};
+    else
+      layout = {sig_figs + 1, sig_figs - integer_digits};
+  } else {
+    int zeros = static_cast<int>(std::fabs(std::floor(std::log10(magnitude))));
+    layout = {1 + zeros + sig_figs, zeros + sig_figs - 1};
+  }
+  if (std::signbit(value))
+    ++layout.width;
+  return layout;
+}
+
+/**
+ * How one column of one block of the console table is printed.  CmdStan
+ * chooses per column and block (the sampler diagnostics form one block,
+ * lp__ and the model's variables the other): fixed notation when every
+ * value fits in 5 characters, otherwise scientific with sig_figs digits.
+ */
+struct ColumnFormat {
+  bool scientific = false;
+  size_t width = 0;  // including two spaces of padding
+};
+
+ColumnFormat column_format(const std::vector<const std::vector<double>*>& rows,
+                           size_t column, const std::string& label,
+                           int sig_figs) {
+  const size_t padding = 2;
+  size_t fixed_width = 0;
+  bool negative = false;
+  for (const std::vector<double>* row : rows) {
+    double value = (*row)[column];
+    fixed_width = std::max<size_t>(fixed_width,
+                                   fixed_layout(value, sig_figs).width);
+    negative = negative || value < 0;
+  }
+  ColumnFormat format;
+  if (fixed_width + padding < 8) {
+    format.width = std::max(fixed_width, label.size()) + padding;
+    return format;
+  }
+  format.scientific = true;
+  // d.ddde+XX, and a sign if any value is negative
+  size_t scientific_width = sig_figs + 5 + (negative ? 1 : 0);
+  format.width = std::max(scientific_width, label.size()) + padding;
+  return format;
+}
+
+std::string format_cell(double value, bool scientific, int sig_figs) {
+  if (std::isnan(value))
+    return "nan";  // never "-nan"
+  std::ostringstream out;
+  if (scientific)
+    out << std::scientific << std::setprecision(sig_figs - 1);
+  else
+    out << std::fixed
+        << std::setprecision(fixed_layout(value, sig_figs).precision);
+  out << value;
+  return out.str();
+}
+
+/** Name of a variable without its indices: "a[1,2]" -> "a". */
+std::string base_name(const std::string& name) {
+  return name.substr(0, name.find('['));
+}
+
+/** The indices of "a[i,j,...]", or nothing if the name has none. */
+std::vector<int> element_indices(const std::string& name) {
+  size_t open = name.find('[');
+  if (open == std::string::npos || name.back() != ']')
+    return {};
+  std::vector<int> indices;
+  std::istringstream in(name.substr(open + 1, name.size() - open - 2));
+  std::string token;
+  while (std::getline(in, token, ',')) {
+    char* end = nullptr;
+    long index = std::strtol(token.c_str(), &end, 10);
+    if (token.empty() || *end != '\0' || index < 1)
+      return {};
+    indices.push_back(static_cast<int>(index));
+  }
+  return indices;
+}
+
+/**
+ * Order of the table's rows, CmdStan's: lp__ and the sampler diagnostics,
+ * then the model's variables with every container in row-major order
+ * (a[1,1], a[1,2], ..., a[2,1], ...), although Stan CSV files hold it in
+ * column-major order (a[1,1], a[2,1], ...).
+ */
+std::vector<int> display_order(const std::vector<std::string>& names) {
+  std::vector<int> file_order = summary_order(names);
+  std::vector<int> order;
+  for (size_t first = 0; first < file_order.size();) {
+    const std::string& name = names[file_order[first]];
+    size_t end = first + 1;
+    if (!is_sampler_column(name) && name.find('[') != std::string::npos)
+      while (end < file_order.size()
+             && base_name(names[file_order[end]]) == base_name(name))
+        ++end;
+    std::vector<int> dims = element_indices(names[file_order[end - 1]]);
+    size_t count = 1;
+    for (int dim : dims)
+      count *= dim;
+    if (dims.size() < 2 || count != end - first) {
+      order.insert(order.end(), file_order.begin() + first,
+                   file_order.begin() + end);
+      first = end;
+      continue;
+    }
+    std::vector<int> index(dims.size(), 0);  // 0-based, last one fastest
+    for (size_t k = 0; k < count; ++k) {
+      size_t offset = 0, stride = 1;  // column-major position in the file
+      for (size_t d = 0; d < dims.size(); ++d) {
+        offset += index[d] * stride;
+        stride *= dims[d];
+      }
+      order.push_back(file_order[first + offset]);
+      for (size_t d = dims.size(); d-- > 0;) {
+        if (++index[d] < dims[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    first = end;
+  }
+  return order;
+}
+
 /** The statistics table: one row per column of the CSV files. */
 struct Table {
   std::vector<std::string> header;  // Mean, MCSE, ... (without "name")
   std::vector<std::string> names;   // row names, display order
   std::vector<std::vector<double>> rows;
-  size_t num_sampler_rows = 0;  // leading rows that are lp__ and sampler
 };
 
 std::vector<std::string> table_header(const std::vector<double>& percents) {
@@ -145,11 +304,7 @@ std::vector<double> column_stats(const stan::mcmc::chains<>& chains, int index,
                                  const Eigen::VectorXd& probs,
                                  double sampling_time) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  Eigen::VectorXd draws = chains.samples(index);
-  // chains::mean sums x/n, so a constant column gets a rounding-noise sd
-  // (~1e-15); report what the data say instead
-  bool constant = draws.size() > 1 && (draws.array() == draws(0)).all();
-  double sd = constant ? 0.0 : chains.sd(index);
+  double sd = chains.sd(index);
   double ess = chains.effective_sample_size(index);
   std::vector<double> row{chains.mean(index), sd / std::sqrt(ess), sd};
   Eigen::VectorXd quantiles = chains.quantiles(index, probs);
@@ -172,68 +327,65 @@ Table summarize(const std::vector<ChainCsv>& files, const Options& options) {
 
   Table table;
   table.header = table_header(options.percents);
-  for (int index : summary_order(chains.param_names())) {
+  for (int index : display_order(chains.param_names())) {
     table.names.push_back(chains.param_name(index));
     table.rows.push_back(column_stats(chains, index, probs, sampling_time));
-    if (is_sampler_column(table.names.back()))
-      ++table.num_sampler_rows;
   }
   return table;
 }
 
-/** Per-chain values as "(a, b, c)", as in CmdStan's header lines. */
-template <typename F>
-std::string per_chain(const std::vector<ChainCsv>& files, F value) {
+/** Per-chain counts as "a,b,c", as in CmdStan's header line. */
+std::string join_ints(const std::vector<ChainCsv>& files,
+                      Eigen::Index (*value)(const ChainCsv&)) {
   std::vector<std::string> parts;
   for (const ChainCsv& file : files)
-    parts.push_back(value(file));
-  return "(" + join(parts, ", ") + ")";
+    parts.push_back(std::to_string(value(file)));
+  return join(parts, ",");
 }
 
 std::string run_description(const std::vector<ChainCsv>& files) {
-  size_t kept = 0;
-  for (const ChainCsv& file : files)
+  Eigen::Index kept = 0, saved = 0;
+  for (const ChainCsv& file : files) {
     kept += file.draws.rows();
+    saved += file.draws.rows() + warmup_rows(file);
+  }
   std::string n_files = std::to_string(files.size());
   if (files.front().method != "sample")
     return "Method " + files.front().method + ": " + n_files + " file(s); "
            + std::to_string(kept) + " draws summarized.";
-  auto iter = [](const ChainCsv& f) {
-    return std::to_string(f.csv.metadata.num_samples);
-  };
-  auto warmup = [](const ChainCsv& f) {
-    return std::to_string(f.csv.metadata.num_warmup);
-  };
-  auto thin = [](const ChainCsv& f) {
-    return std::to_string(f.csv.metadata.thin);
-  };
-  return n_files + " chains: each with iter=" + per_chain(files, iter)
-         + "; warmup=" + per_chain(files, warmup)
-         + "; thin=" + per_chain(files, thin) + "; " + std::to_string(kept)
-         + " iterations saved.";
+  // As CmdStan: draws summarized, saved warmup draws and thinning per chain.
+  return n_files + " chains: each with iter=("
+         + join_ints(files, [](const ChainCsv& f) { return f.draws.rows(); })
+         + "); warmup=(" + join_ints(files, warmup_rows) + "); thin=("
+         + join_ints(files,
+                     [](const ChainCsv& f) {
+                       return static_cast<Eigen::Index>(f.csv.metadata.thin);
+                     })
+         + "); " + std::to_string(saved) + " iterations saved.";
 }
 
-/** "Warmup took ..." / "Sampling took ..."; none if no time was recorded. */
-std::vector<std::string> timing_lines(const std::vector<ChainCsv>& files) {
-  double warmup = 0, sampling = 0;
-  for (const ChainCsv& file : files) {
-    warmup += file.csv.timing.warmup;
-    sampling += file.csv.timing.sampling;
+/** "Warmup took ..." / "Sampling took ..." as CmdStan words them. */
+std::string timing_line(const std::string& phase,
+                        const std::vector<double>& seconds) {
+  auto fixed = [](double value) { return format_cell(value, false, 2); };
+  double total = 0;
+  for (double s : seconds)
+    total += s;
+  std::string unit = "seconds";
+  if (total / 3600 > 1) {
+    total /= 3600;
+    unit = "hours";
+  } else if (total / 60 > 1) {
+    total /= 60;
+    unit = "minutes";
   }
-  if (warmup <= 0 && sampling <= 0)
-    return {};
-  auto seconds = [](double s) { return format_number(s, 2); };
-  auto warmup_of = [&](const ChainCsv& f) {
-    return seconds(f.csv.timing.warmup);
-  };
-  auto sampling_of = [&](const ChainCsv& f) {
-    return seconds(f.csv.timing.sampling);
-  };
-  return {"",
-          "Warmup took " + per_chain(files, warmup_of) + " seconds, "
-              + seconds(warmup) + " seconds total",
-          "Sampling took " + per_chain(files, sampling_of) + " seconds, "
-              + seconds(sampling) + " seconds total"};
+  if (seconds.size() == 1)
+    return phase + " took " + fixed(total) + " " + unit;
+  std::vector<std::string> parts;
+  for (double s : seconds)
+    parts.push_back(fixed(s));
+  return phase + " took (" + join(parts, ", ") + ") seconds, " + fixed(total)
+         + " " + unit + " total";
 }
 
 /** Text above the table; also written as '#' comments into the CSV file. */
@@ -241,8 +393,16 @@ std::vector<std::string> preamble(const std::vector<ChainCsv>& files) {
   std::vector<std::string> lines{
       "Inference for Stan model: " + files.front().csv.metadata.model,
       run_description(files)};
-  for (const std::string& line : timing_lines(files))
-    lines.push_back(line);
+  if (files.front().method == "sample") {
+    std::vector<double> warmup, sampling;
+    for (const ChainCsv& file : files) {
+      warmup.push_back(file.csv.timing.warmup);
+      sampling.push_back(file.csv.timing.sampling);
+    }
+    lines.push_back("");
+    lines.push_back(timing_line("Warmup", warmup));
+    lines.push_back(timing_line("Sampling", sampling));
+  }
   return lines;
 }
 
@@ -267,37 +427,59 @@ std::vector<std::string> postscript(const std::vector<ChainCsv>& files) {
   }
   lines.push_back("For each parameter, N_Eff is a crude measure of effective "
                   "sample size,");
+  // CmdStan's line ends with a space
   lines.push_back("and R_hat is the potential scale reduction factor on split "
-                  "chains (at");
+                  "chains (at ");
   lines.push_back("convergence, R_hat=1).");
   return lines;
 }
 
-/** Cells as text, so column widths can be measured before printing. */
-std::vector<std::vector<std::string>> format_cells(const Table& table,
-                                                   int sig_figs) {
-  std::vector<std::vector<std::string>> cells;
-  for (const std::vector<double>& row : table.rows) {
-    cells.emplace_back();
-    for (double value : row)
-      cells.back().push_back(format_number(value, sig_figs));
-  }
-  return cells;
-}
-
+/**
+ * The console table, as CmdStan's stansummary prints it: lp__ and the
+ * sampler diagnostics, a blank line, the model's variables.  Column formats
+ * are chosen separately from the sampler diagnostics and from the model's
+ * variables; lp__ is printed in the latter's; a column is as wide as the
+ * wider of the two.
+ */
 void print_console(const Table& table, const std::vector<ChainCsv>& files,
                    int sig_figs, std::ostream& out) {
-  std::vector<std::vector<std::string>> cells = format_cells(table, sig_figs);
-  size_t name_width = 4;
-  for (const std::string& name : table.names)
-    name_width = std::max(name_width, name.size());
+  std::vector<const std::vector<double>*> sampler_rows, model_rows;
+  std::vector<size_t> sampler_order, model_order;
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const std::string& name = table.names[i];
+    bool sampler = is_sampler_column(name);
+    // lp__ is printed in the model's formats but does not choose them
+    if (!sampler)
+      model_rows.push_back(&table.rows[i]);
+    else if (name != "lp__")
+      sampler_rows.push_back(&table.rows[i]);
+    (sampler ? sampler_order : model_order).push_back(i);
+  }
+  std::vector<ColumnFormat> sampler_formats, model_formats;
   std::vector<size_t> widths;
   for (size_t j = 0; j < table.header.size(); ++j) {
-    size_t width = table.header[j].size();
-    for (const auto& row : cells)
-      width = std::max(width, row[j].size());
-    widths.push_back(width + 2);
+    sampler_formats.push_back(
+        column_format(sampler_rows, j, table.header[j], sig_figs));
+    model_formats.push_back(
+        column_format(model_rows, j, table.header[j], sig_figs));
+    widths.push_back(
+        std::max(sampler_formats.back().width, model_formats.back().width));
   }
+  size_t name_width = 0;
+  for (const std::string& name : table.names)
+    name_width = std::max(name_width, name.size());
+
+  auto print_row = [&](size_t i) {
+    const std::string& name = table.names[i];
+    const std::vector<ColumnFormat>& formats
+        = is_sampler_column(name) && name != "lp__" ? sampler_formats
+                                                     : model_formats;
+    out << std::left << std::setw(name_width + 1) << name << std::right;
+    for (size_t j = 0; j < table.rows[i].size(); ++j)
+      out << std::setw(widths[j])
+          << format_cell(table.rows[i][j], formats[j].scientific, sig_figs);
+    out << "\n";
+  };
 
   for (const std::string& line : preamble(files))
     out << line << "\n";
@@ -305,15 +487,11 @@ void print_console(const Table& table, const std::vector<ChainCsv>& files,
   for (size_t j = 0; j < table.header.size(); ++j)
     out << std::setw(widths[j]) << table.header[j];
   out << "\n\n";
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (i == table.num_sampler_rows && i > 0)
-      out << "\n";  // separate sampler diagnostics from model variables
-    out << std::left << std::setw(name_width + 1) << table.names[i]
-        << std::right;
-    for (size_t j = 0; j < cells[i].size(); ++j)
-      out << std::setw(widths[j]) << cells[i][j];
-    out << "\n";
-  }
+  for (size_t i : sampler_order)
+    print_row(i);
+  out << "\n";
+  for (size_t i : model_order)
+    print_row(i);
   out << "\n";
   for (const std::string& line : postscript(files))
     out << line << "\n";
@@ -326,9 +504,12 @@ void write_csv(const Table& table, const std::vector<ChainCsv>& files,
   if (!out)
     throw std::runtime_error("Cannot write file: " + path);
   out << "name," << join(table.header, ",") << "\n";
-  std::vector<std::vector<std::string>> cells = format_cells(table, sig_figs);
-  for (size_t i = 0; i < cells.size(); ++i)
-    out << "\"" << table.names[i] << "\"," << join(cells[i], ",") << "\n";
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    std::vector<std::string> cells;
+    for (double value : table.rows[i])
+      cells.push_back(format_number(value, sig_figs));
+    out << "\"" << table.names[i] << "\"," << join(cells, ",") << "\n";
+  }
   for (const std::string& line : preamble(files))
     out << "# " << line << "\n";
   for (const std::string& line : postscript(files))
@@ -347,7 +528,9 @@ int run(const std::vector<std::string>& args) {
   Table table = summarize(files, options);
   print_console(table, files, options.sig_figs, std::cout);
   if (!options.csv_filename.empty())
-    write_csv(table, files, options.sig_figs, options.csv_filename);
+    // like CmdStan: the CSV file has 6 significant digits unless told
+    write_csv(table, files, options.sig_figs_given ? options.sig_figs : 6,
+              options.csv_filename);
   return 0;
 }
 
