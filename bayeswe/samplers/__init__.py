@@ -6,14 +6,11 @@ advances one chain by one sweep, and a ``sample_*`` driver that runs several cha
 and returns :class:`arviz.InferenceData` with the names, dims and coords of the
 model's Stan fits:
 
-=============================  ==================================  =========================
-module                         model, ``bayeswe.fit`` method       driver
-=============================  ==================================  =========================
-:mod:`~.pg_gibbs`              ``sgns_identified``, ``pg-gibbs``   :func:`sample_pg_gibbs`
-:mod:`~.lda_cgs`               ``lda``, ``cgs``                    :func:`sample_cgs`
-:mod:`~.gaussian_lda`          ``gaussian_lda``, ``cgs`` and       :func:`sample_gaussian_lda`
-                               ``alias-mh``
-=============================  ==================================  =========================
+* :mod:`~.pg_gibbs`: ``sgns_identified`` with method ``pg-gibbs``, driver
+  :func:`sample_pg_gibbs`;
+* :mod:`~.lda_cgs`: ``lda`` with method ``cgs``, driver :func:`sample_cgs`;
+* :mod:`~.gaussian_lda`: ``gaussian_lda`` with methods ``cgs`` and ``alias-mh``, driver
+  :func:`sample_gaussian_lda`.
 
 The hot loops live in :mod:`bayeswe.kernels`; the modules here validate arguments,
 own the random streams and label the output.

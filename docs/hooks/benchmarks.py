@@ -1,0 +1,262 @@
+"""MkDocs hook: the benchmark tables of docs/benchmarks.md, generated from the results files.
+
+Every ``benchmarks/results/*.json`` file becomes one section: which benchmark wrote it,
+the command that ran it (``run.command``; older files say "command not recorded"), the
+date, commit and machine facts when the file records them, and its ``summary`` as a
+table. The page holds only the placeholder :data:`PLACEHOLDER`; no figure is typed by hand.
+
+A results file that is not a JSON object with a ``summary`` fails the build.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import shlex
+from pathlib import Path
+from typing import Any
+
+PLACEHOLDER = "<!-- benchmark-results -->"
+NOT_RECORDED = "not recorded"
+
+
+class ResultsError(Exception):
+    """A results file that cannot be rendered."""
+
+
+def _repo_root(config: Any) -> Path:
+    return Path(config["config_file_path"]).resolve().parent
+
+
+def benchmark_names(repo_root: Path) -> list[str]:
+    """The keys of ``bayeswe.bench.BENCHMARKS``, read without importing bayeswe."""
+    init = repo_root / "bayeswe" / "bench" / "__init__.py"
+    if not init.is_file():
+        return []
+    for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+        target = getattr(node, "target", None) or (getattr(node, "targets", None) or [None])[0]
+        if isinstance(target, ast.Name) and target.id == "BENCHMARKS":
+            value = node.value
+            if isinstance(value, ast.Dict):
+                return [k.value for k in value.keys if isinstance(k, ast.Constant)]
+    return []
+
+
+def _benchmark_of(path: Path, result: dict[str, Any], names: list[str]) -> str:
+    run = result.get("run") if isinstance(result.get("run"), dict) else {}
+    for value in (run.get("benchmark"), result.get("benchmark")):
+        if isinstance(value, str) and value:
+            return value
+    # Older files: the longest registered name whose file form starts the file name.
+    stem = path.stem
+    matches = [
+        n
+        for n in names
+        if stem == n.replace("-", "_") or stem.startswith(n.replace("-", "_") + "_")
+    ]
+    return max(matches, key=len) if matches else stem
+
+
+def format_value(value: Any) -> str:
+    """One table cell: numbers rounded for reading, nested values flattened."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return str(value)
+        if value != 0 and abs(value) >= 1000:
+            return f"{value:,.0f}"
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(format_value(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {format_value(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _flatten(summary: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    for key, value in summary.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            rows.extend(_flatten(value, name + "."))
+        else:
+            rows.append((name, value))
+    return rows
+
+
+def _command(run: dict[str, Any]) -> str | None:
+    command = run.get("command")
+    if isinstance(command, list | tuple):
+        return shlex.join(str(part) for part in command)
+    if isinstance(command, str) and command:
+        return command
+    return None
+
+
+def load_result(path: Path) -> dict[str, Any]:
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: not readable as JSON ({exc})") from exc
+    if not isinstance(result, dict) or not isinstance(result.get("summary"), dict):
+        raise ResultsError(f"{path}: no 'summary' object")
+    return result
+
+
+def _date(run: dict[str, Any], result: dict[str, Any]) -> str | None:
+    for value in (run.get("date"), run.get("started_utc"), result.get("started")):
+        if value:
+            return str(value)
+    return None
+
+
+def _commit(run: dict[str, Any]) -> str:
+    if run.get("commit"):
+        return f"`{run['commit']}`"
+    if run.get("dirty"):
+        return "none (the run was made from a tree with uncommitted changes)"
+    return NOT_RECORDED
+
+
+def _run_facts(run: dict[str, Any], result: dict[str, Any]) -> list[str]:
+    """Machine facts: the harness's ``run`` keys, or the few older files recorded."""
+    facts: list[str] = []
+    cpu = run.get("cpu") or run.get("cpu_model")
+    if cpu is not None or run.get("cpu_count") is not None:
+        count = run.get("cpus_available") or run.get("cpu_count")
+        text = format_value(cpu) if cpu is not None else "CPU"
+        facts.append(f"- CPU: {_cell(text)}" + (f" ({count} available)" if count else ""))
+    load = run.get("load")
+    if load is None and (run.get("load_average_start") or run.get("load_average_end")):
+        load = {"start": run.get("load_average_start"), "end": run.get("load_average_end")}
+    if load is not None:
+        facts.append(f"- load average: {_cell(format_value(load))}")
+    if run.get("duration_s") is not None:
+        facts.append(f"- duration: {format_value(run['duration_s'])} s")
+    if run.get("python"):
+        facts.append(f"- Python: {_cell(format_value(run['python']))}")
+    if run.get("versions") is not None:
+        facts.append(f"- versions: {_cell(format_value(run['versions']))}")
+    if not run:
+        if result.get("cpus") is not None:
+            facts.append(f"- CPUs: {format_value(result['cpus'])}")
+        for key, label in (
+            ("load_average_at_start", "load average at start"),
+            ("load_average_at_end", "load average at end"),
+        ):
+            if result.get(key) is not None:
+                facts.append(f"- {label}: {format_value(result[key])}")
+    return facts
+
+
+def _table(rows: list[tuple[str, Any]]) -> list[str]:
+    table = ["| summary key | value |", "|---|---|"]
+    table += [f"| `{_cell(k)}` | {_cell(format_value(v))} |" for k, v in rows]
+    if not rows:
+        table.append("| (empty summary) | |")
+    return table
+
+
+def _records_table(records: list[dict[str, Any]]) -> list[str]:
+    """A list of flat-ish records as a table; wide records are transposed (one column each)."""
+    flat = [dict(_flatten(r)) for r in records]
+    columns: list[str] = []
+    for row in flat:
+        columns.extend(k for k in row if k not in columns)
+    if len(columns) > 12 and len(flat) <= 8:
+        head = "| field | " + " | ".join(str(i + 1) for i in range(len(flat))) + " |"
+        lines = [head, "|---" * (len(flat) + 1) + "|"]
+        for col in columns:
+            cells = " | ".join(_cell(format_value(row.get(col))) for row in flat)
+            lines.append(f"| `{_cell(col)}` | {cells} |")
+        return lines
+    lines = ["| " + " | ".join(f"`{_cell(c)}`" for c in columns) + " |"]
+    lines.append("|---" * len(columns) + "|")
+    for row in flat:
+        lines.append("| " + " | ".join(_cell(format_value(row.get(c))) for c in columns) + " |")
+    return lines
+
+
+def _details(result: dict[str, Any]) -> list[str]:
+    """Collapsed tables of the per-setting records and of embedded results."""
+    out: list[str] = []
+    for key, value in result.items():
+        if key in ("summary", "run"):
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            out += ["", f'??? info "`{key}`: {len(value)} rows"', ""]
+            out += ["    " + line for line in _records_table(value)]
+        elif isinstance(value, dict) and isinstance(value.get("summary"), dict):
+            name = value.get("benchmark", key)
+            out += ["", f'??? info "`{key}`: the summary of `{name}` run within it"', ""]
+            out += ["    " + line for line in _table(_flatten(value["summary"]))]
+    return out
+
+
+def render_file(path: Path, names: list[str]) -> str:
+    """The section of one results file: facts, the summary table, then the details."""
+    result = load_result(path)
+    run = result.get("run") if isinstance(result.get("run"), dict) else {}
+    benchmark = _benchmark_of(path, result, names)
+    command = _command(run)
+    date = _date(run, result)
+    facts = [
+        f"- benchmark: `{benchmark}`",
+        f"- command: `{command}`" if command else "- command: command not recorded",
+        f"- date: {date}" if date else f"- date: {NOT_RECORDED}",
+        f"- commit: {_commit(run)}",
+        *_run_facts(run, result),
+    ]
+    table = _table(_flatten(result["summary"]))
+    return "\n".join([f"### `{path.name}`", "", *facts, "", *table, *_details(result), ""])
+
+
+def render_results(results_dir: Path, repo_root: Path | None = None) -> str:
+    """Markdown for every ``*.json`` file of ``results_dir``, grouped by benchmark."""
+    names = benchmark_names(repo_root) if repo_root is not None else []
+    files = sorted(Path(results_dir).glob("*.json"))
+    if not files:
+        return f"No results files in `{Path(results_dir).name}/`.\n"
+    groups: dict[str, list[Path]] = {}
+    for path in files:
+        groups.setdefault(_benchmark_of(path, load_result(path), names), []).append(path)
+    overview = ["| results file | benchmark | date | command |", "|---|---|---|---|"]
+    for benchmark, paths in sorted(groups.items()):
+        for path in paths:
+            result = load_result(path)
+            run = result.get("run") if isinstance(result.get("run"), dict) else {}
+            date = _date(run, result) or NOT_RECORDED
+            command = _command(run)
+            overview.append(
+                f"| `{path.name}` | `{benchmark}` | {date} | "
+                + (f"`{_cell(command)}`" if command else "command not recorded")
+                + " |"
+            )
+    parts = ["\n".join(overview), ""]
+    for benchmark, paths in sorted(groups.items()):
+        parts.append(f"## `bayeswe bench {benchmark}`\n")
+        parts.extend(render_file(path, names) for path in paths)
+    return "\n".join(parts)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    if PLACEHOLDER not in markdown:
+        return markdown
+    root = _repo_root(config)
+    try:
+        tables = render_results(root / "benchmarks" / "results", root)
+    except ResultsError as exc:
+        from mkdocs.exceptions import PluginError
+
+        raise PluginError(str(exc)) from exc
+    return markdown.replace(PLACEHOLDER, tables)

@@ -1,0 +1,170 @@
+"""The documentation: README size, relative links, the benchmark tables, a strict build."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+RESULTS = REPO / "benchmarks" / "results"
+README_LIMIT = 12 * 1024
+
+# [text](target) and [text](target "title"), images included; not inside code.
+_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location(
+        "docs_hook_benchmarks", DOCS / "hooks" / "benchmarks.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _markdown_files() -> list[Path]:
+    return [REPO / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def _relative_links(text: str) -> list[str]:
+    text = _INLINE_CODE.sub("", _FENCE.sub("", text))
+    out = []
+    for target in _LINK.findall(text):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+            continue  # http:, mailto:, in-page anchors
+        out.append(target)
+    return out
+
+
+def test_readme_is_under_12_kb():
+    size = (REPO / "README.md").stat().st_size
+    assert size < README_LIMIT, f"README.md is {size} bytes; the limit is {README_LIMIT}"
+
+
+def test_link_extraction_skips_code_and_urls():
+    text = (
+        "[a](docs/x.md) [b](https://example.org) [c](#top) `[d](nope.md)`\n"
+        '```\n[e](nope2.md)\n```\n![f](img.png "title")'
+    )
+    assert _relative_links(text) == ["docs/x.md", "img.png"]
+
+
+@pytest.mark.parametrize("path", _markdown_files(), ids=lambda p: str(p.relative_to(REPO)))
+def test_relative_links_point_to_existing_files(path):
+    missing = []
+    for target in _relative_links(path.read_text(encoding="utf-8")):
+        file_part = target.split("#", 1)[0]
+        if file_part and not (path.parent / file_part).exists():
+            missing.append(target)
+    assert missing == [], f"{path.relative_to(REPO)} links to missing files: {missing}"
+
+
+def _summary_table_rows(section: str) -> list[str]:
+    return [line for line in section.splitlines() if line.startswith("| `")]
+
+
+def test_hook_renders_every_file_of_a_fake_results_dir(tmp_path):
+    hook = _hook()
+    old = {"summary": {"speedup": 12.3456, "nested": {"V": 200, "K": 20}, "missing": None}}
+    new = {
+        "benchmark": "pg-gibbs",
+        "summary": {"ess_per_s_ratio_vs_nuts": 11.77},
+        "run": {
+            "command": "bayeswe bench pg-gibbs --json --output x.json",
+            "commit": "abc1234",
+            "started_utc": "2026-11-23T10:00:00Z",
+            "cpu_model": "Test CPU",
+            "cpu_count": 2,
+            "load_average_start": [0.5, 0.4, 0.3],
+            "load_average_end": [1.0, 0.9, 0.8],
+            "versions": {"numpy": "2.1.0"},
+        },
+        "settings": [{"V": 200, "K": 20, "rate": 1.5}, {"V": 100, "K": 5, "rate": 2.5}],
+    }
+    (tmp_path / "lda_old.json").write_text(json.dumps(old))
+    (tmp_path / "pg_gibbs_new.json").write_text(json.dumps(new))
+    out = hook.render_results(tmp_path, REPO)
+
+    old_section = out.split("### `lda_old.json`")[1].split("### ")[0]
+    assert "command not recorded" in old_section
+    assert "benchmark: `lda`" in old_section  # inferred from the registry and the file name
+    assert "| `speedup` | 12.35 |" in old_section
+    assert "| `nested.V` | 200 |" in old_section
+    assert "| `missing` | – |" in old_section
+
+    new_section = out.split("### `pg_gibbs_new.json`")[1]
+    assert "`bayeswe bench pg-gibbs --json --output x.json`" in new_section
+    assert "`abc1234`" in new_section and "2026-11-23T10:00:00Z" in new_section
+    assert "Test CPU" in new_section and "numpy 2.1.0" in new_section
+    assert "| `ess_per_s_ratio_vs_nuts` | 11.77 |" in new_section
+    assert '??? info "`settings`: 2 rows"' in new_section
+
+    page = hook.on_page_markdown(
+        f"before\n{hook.PLACEHOLDER}\nafter",
+        page=None,
+        config={"config_file_path": str(tmp_path / "mkdocs.yml")},
+        files=None,
+    )
+    assert hook.PLACEHOLDER not in page and page.startswith("before")
+
+
+def test_hook_rejects_a_file_without_summary(tmp_path):
+    hook = _hook()
+    (tmp_path / "broken.json").write_text(json.dumps({"results": []}))
+    with pytest.raises(hook.ResultsError, match="summary"):
+        hook.render_results(tmp_path, REPO)
+    (tmp_path / "broken.json").write_text("{not json")
+    with pytest.raises(hook.ResultsError, match="JSON"):
+        hook.render_results(tmp_path, REPO)
+
+
+def test_hook_renders_a_table_for_every_real_results_file():
+    hook = _hook()
+    files = sorted(RESULTS.glob("*.json"))
+    assert files, "no results files in benchmarks/results"
+    out = hook.render_results(RESULTS, REPO)
+    for path in files:
+        assert f"### `{path.name}`" in out, path.name
+        section = out.split(f"### `{path.name}`")[1].split("\n### ")[0]
+        assert "| summary key | value |" in section, path.name
+        summary = json.loads(path.read_text(encoding="utf-8"))["summary"]
+        assert len(_summary_table_rows(section.split("??? ")[0])) >= len(summary), path.name
+        assert "- command: " in section and "- date: " in section, path.name
+
+
+def test_benchmarks_page_holds_the_placeholder_and_no_typed_table():
+    hook = _hook()
+    text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    assert hook.PLACEHOLDER in text
+    assert "| summary key |" not in text
+
+
+def test_mkdocs_build_strict(tmp_path):
+    # No skip: `make test` installs the docs extra, so a missing mkdocs is a failure.
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    page = (tmp_path / "site" / "benchmarks" / "index.html").read_text(encoding="utf-8")
+    for path in sorted(RESULTS.glob("*.json")):
+        assert path.name in page
+    # Included, not copied: the Stan program and the changelog are in the pages.
+    site = tmp_path / "site"
+    assert "sgns_partial_loglik" in (site / "sgns" / "index.html").read_text(encoding="utf-8")
+    assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
