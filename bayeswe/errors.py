@@ -67,3 +67,24 @@ class StanConvergenceError(StanError):
 
 class ModelSpecError(BayesweError, ValueError):
     """A model declaration is inconsistent with itself or with its Stan program."""
+
+
+class OutputError(BayesweError, OSError):
+    """An output file could not be written (full disk, read-only or missing directory).
+
+    ``path`` is the final path the file was meant to have; nothing partial is left
+    under it (see :mod:`bayeswe.atomic`).
+    """
+
+    def __init__(self, message: str, *, path: object = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class CheckpointError(BayesweError, ValueError):
+    """A sampler checkpoint is missing pieces, corrupt, truncated, locked by another
+    run, or belongs to a different run; ``path`` names the file."""
+
+    def __init__(self, message: str, *, path: object = None) -> None:
+        super().__init__(message)
+        self.path = path
