@@ -44,9 +44,7 @@ from bayeswe.stan import toolchain
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(
-    os.environ.get(
-        "BAYESWE_CMDSTAN_FIXTURES", REPO / "tests" / "fixtures" / "cmdstan-2.35.0"
-    )
+    os.environ.get("BAYESWE_CMDSTAN_FIXTURES", REPO / "tests" / "fixtures" / "cmdstan-2.35.0")
 )
 SEEDS = {"bernoulli": 4711, "hier_regression": 20261123, "corr_normal": 777}
 SAMPLE_FILES = [f"sample-{k}" for k in (1, 2, 3, 4)]
