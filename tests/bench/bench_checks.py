@@ -99,10 +99,16 @@ def pg_gibbs_summary_keys(max_threads: int) -> set[str]:
     """pg-gibbs names one key after the largest ``--threads`` count."""
     return {
         "ess_per_s_ratio_vs_nuts",
+        "ess_per_s_ratio_vs_nuts_min",
+        "ess_per_s_ratio_vs_nuts_max",
+        "ess_per_s_ratio_vs_nuts_total_time",
         f"ess_per_s_ratio_vs_nuts_gibbs_{max_threads}_threads",
         "ess_per_s_ratio_vs_nuts_per_block",
         "ratio_setting",
         "gibbs_threads_for_headline",
+        "seeds",
+        "warmup",
+        "draws",
         "congress_s_per_sweep",
         "congress_peak_gb",
         "gflops_fraction_of_peak",
