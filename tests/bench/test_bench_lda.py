@@ -13,3 +13,11 @@ def test_quick_bench_prints_one_json_object_with_the_summary(run_bench):
     for row in ours:
         assert row["rate"] > 0 and row["iterations"] >= 1
         assert -10 < row["heldout_log_pred_per_token"] < 0
+    # equal footing: the resumable Gibbs samplers advance by the same chunk of sweeps
+    # per call, so their sweep counts are multiples of it; the lda package's sweeps are
+    # timed without its initialization
+    assert result["sweeps_per_call"] == 2
+    gibbs = [r for r in result["results"] if r["tool"] in ("bayeswe-sparse", "tomotopy")]
+    assert gibbs and all(r["iterations"] % 2 == 0 for r in gibbs)
+    lda_rows = [r for r in result["results"] if r["tool"] == "lda"]
+    assert lda_rows and all(r["iterations"] >= 1 and r["init_seconds"] >= 0 for r in lda_rows)
