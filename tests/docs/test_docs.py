@@ -168,3 +168,37 @@ def test_mkdocs_build_strict(tmp_path):
     site = tmp_path / "site"
     assert "sgns_partial_loglik" in (site / "sgns" / "index.html").read_text(encoding="utf-8")
     assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
+
+
+# A measured speed typed into prose: "3.2x faster", "12.8× NUTS", "398k tokens/s",
+# "0.5 µs per token", "a speed-up of 5". Such figures belong to the Benchmarks page,
+# which the hook generates from benchmarks/results/*.json.
+_SPEED_CLAIM = re.compile(
+    r"\d+(?:\.\d+)?\s?[x×]\s+(?:faster|slower|speed|the speed|NUTS|cgs|tomotopy|its peer)"
+    r"|\d[\d,.]*\s?[kM]?\s?(?:tokens|token visits|sweeps|draws|samples|words|gradients)/s\b"
+    r"|\d+(?:\.\d+)?\s?(?:µs|us|ms) per (?:token|sweep|gradient)"
+    r"|(?:speed-?up|faster) (?:of|by) \d",
+    re.I,
+)
+
+
+def _speed_claims(text: str) -> list[str]:
+    text = _INLINE_CODE.sub("", _FENCE.sub("", text))
+    return [m.group(0) for m in _SPEED_CLAIM.finditer(text)]
+
+
+def test_speed_claim_detector() -> None:
+    text = "Gibbs is 3.2x faster than NUTS; cgs runs at 398k tokens/s, 0.5 µs per token.\n"
+    assert len(_speed_claims(text)) == 3
+    assert _speed_claims("4 × 4 register blocks; 2 × 1000 draws; 4 x 30,000 sweeps") == []
+    assert _speed_claims("```\nspeed-up of 5\n```\n") == []  # code is output, not a claim
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _markdown_files() if p.name not in {"benchmarks.md", "changelog.md"}],
+    ids=lambda p: str(p.relative_to(REPO)),
+)
+def test_no_typed_speed_figures_outside_the_generated_page(path: Path) -> None:
+    """Speeds and speed ratios appear only where a results file generates them."""
+    assert _speed_claims(path.read_text(encoding="utf-8")) == []
