@@ -26,6 +26,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.pg_gibbs",
         "PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time",
     ),
+    "pg-gibbs-profile": (
+        "bayeswe.bench.pg_gibbs_profile",
+        "where a PG-Gibbs sweep's time goes (PG draws, Gaussian updates, log joint)",
+    ),
     "corpus-pairs": (
         "bayeswe.bench.corpus_pairs",
         "SGNS pair extraction: time and peak memory at 10^7 tokens",

@@ -27,6 +27,13 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "tokens_per_s_ratio_vs_tomotopy_nyt_k200",
         "stan_grad_speedup_vs_users_guide",
     },
+    "pg-gibbs-profile": {
+        "ms_per_sweep",
+        "pg_draw_fraction",
+        "pg_ns_per_draw",
+        "gaussian_update_fraction",
+        "setting",
+    },
     "lda-stan": {
         "stan_grad_speedup_vs_users_guide",
         "grad_speedup_per_repeat",
