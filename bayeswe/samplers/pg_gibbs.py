@@ -584,8 +584,8 @@ class PGGibbsArgs:
         them; ``"per-block"`` draws them afresh for each block, as the paper's
         Algorithm 1 does. Both are exact Gibbs samplers of the augmented posterior
         (see :func:`step`). Per sweep, ``"per-sweep"`` draws half as many PG
-        variables, which are ~85 % of a sweep's cost. On the benchmark's target
-        setting it ran 1.8x the sweeps/s at about 6 % less ESS per sweep.
+        variables, which are most of a sweep's cost (``bayeswe bench pg-gibbs-profile``);
+        ``bayeswe bench pg-gibbs`` measures both schedules' ESS per second.
     init
         ``"map"`` (default; every chain starts at the MAP of ``sgns_identified``
         found by Stan's L-BFGS with the run's seed, as ``bayeswe.sgns.fit_sgns``
