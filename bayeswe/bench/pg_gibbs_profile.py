@@ -20,6 +20,11 @@ cannot be faster than its PG draws. ``pg_ns_per_draw`` divides the PG time by th
 variables drawn, ``mean_count`` is their mean ``n`` (Devroye's sampler, used below
 n = 24, costs O(n)).
 
+**Equal footing.** There is no peer: the parts are timed in the same sweeps, by the
+same clock (``time.perf_counter`` around each call), so they add up to the sweep
+time; ``other`` is the difference. The wrappers cost a Python call per kernel call
+(a few per sweep), which lands in ``other``.
+
 **Summary keys.** ``ms_per_sweep``; ``pg_draw_fraction`` (of the sweep);
 ``pg_ns_per_draw``; ``gaussian_update_fraction``; ``setting`` (V, K, N).
 """
