@@ -57,6 +57,10 @@ class StanRuntimeError(StanError):
     """The model threw during a run (for example an exception in the model block)."""
 
 
+class StanTimeoutError(StanRuntimeError):
+    """A Stan run exceeded the ``timeout`` it was given and was stopped."""
+
+
 class StanConvergenceError(StanError):
     """An optimizer or variational algorithm stopped without reporting convergence.
 
@@ -88,3 +92,23 @@ class CheckpointError(BayesweError, ValueError):
     def __init__(self, message: str, *, path: object = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class SamplerError(BayesweError, RuntimeError):
+    """One of bayeswe's own samplers cannot go on (for example its state went non-finite)."""
+
+
+class NonFiniteStateError(SamplerError, FloatingPointError):
+    """A chain's state or log density became NaN or infinite.
+
+    ``chain`` and ``sweep`` (1-based count of completed sweeps) say where it happened.
+    """
+
+    def __init__(self, message: str, *, chain: int | None = None, sweep: int | None = None) -> None:
+        super().__init__(message)
+        self.chain = chain
+        self.sweep = sweep
+
+
+class SamplerWarning(UserWarning):
+    """A sampler finished but something in the run needs the user's attention."""
