@@ -182,6 +182,9 @@ class StanModelSpec:
     log_likelihood: tuple[str, ...] = ()
     posterior_predictive: tuple[str, ...] = ()
     description: str = ""
+    #: Checks beyond shapes and types, run by :meth:`validate` on the coerced fields;
+    #: returns a message (the data are refused with it) or None.
+    check: Callable[[Mapping[str, Any]], str | None] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -287,6 +290,8 @@ class StanModelSpec:
                     f"model {self.name!r}: data field {f.name!r} has shape {found}, "
                     f"expected {expected} (shape ({described}))"
                 )
+        if self.check is not None and (problem := self.check(out)) is not None:
+            raise StanDataError(f"model {self.name!r}: {problem}")
         return {f.name: out[f.name] for f in self.data_fields}
 
     def data_sizes(self, data: Mapping[str, Any]) -> dict[str, int]:

@@ -20,6 +20,8 @@ __all__ = [
     "check_float",
     "check_int",
     "invalid",
+    "magnitude_problem",
+    "MAGNITUDE_RANGE",
 ]
 
 
@@ -85,6 +87,21 @@ def check_float(
         raise ValueError(f"{name} must be {'>' if open_low else '>='} {low}, got {value}")
     if high is not None and (value > high or (open_high and value == high)):
         raise ValueError(f"{name} must be {'<' if open_high else '<='} {high}, got {value}")
+
+
+#: Positive hyperparameters (prior scales, concentrations) and data magnitudes must lie
+#: in this range: beyond it squares, precisions (``1/sd**2``) and sums of squares of a
+#: large corpus overflow or vanish next to the data in double precision, and a sampler
+#: would return NaN or the prior instead of an error.
+MAGNITUDE_RANGE: tuple[float, float] = (1e-30, 1e30)
+
+
+def magnitude_problem(name: str, value: float) -> str | None:
+    """A message if the positive ``value`` is outside :data:`MAGNITUDE_RANGE`, else None."""
+    low, high = MAGNITUDE_RANGE
+    if not low <= abs(float(value)) <= high:
+        return f"{name} = {float(value):g} is outside the supported range [{low:g}, {high:g}]"
+    return None
 
 
 def check_bool(name: str, value: Any) -> None:

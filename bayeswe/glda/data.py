@@ -35,6 +35,7 @@ import numpy as np
 
 from bayeswe.corpus import BagOfWords, CorpusError, Vocabulary
 from bayeswe.errors import BayesweError
+from bayeswe.options import magnitude_problem
 
 __all__ = [
     "GLOVE_DIM",
@@ -134,6 +135,12 @@ class GaussianLDAData:
                 f"{_fmt_words(words)} (words without embeddings? drop them with "
                 "bayeswe.glda.restrict_corpus)"
             )
+        largest = float(np.abs(emb).max(initial=0.0))
+        if largest > 0 and (problem := magnitude_problem("the largest |embedding|", largest)):
+            raise GaussianLDADataError(
+                f"{problem}: sums of squares over the corpus would overflow or vanish; "
+                "rescale the embeddings (e.g. to unit norm)"
+            )
         K = self.n_topics
         if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 2:
             raise GaussianLDADataError(f"n_topics must be an integer >= 2, got {K!r}")
@@ -147,8 +154,13 @@ class GaussianLDAData:
             )
         if not (np.isfinite(alpha).all() and (alpha > 0).all()):
             raise GaussianLDADataError(f"alpha must be positive and finite, got {alpha}")
+        for a in (alpha.min(), alpha.max()):
+            if (problem := magnitude_problem("alpha", a)) is not None:
+                raise GaussianLDADataError(problem)
         kappa = _positive_float("kappa", self.kappa)
         nu = float(D + 2) if self.nu is None else _finite_float("nu", self.nu)
+        if (problem := magnitude_problem("nu", nu)) is not None and nu > 1:
+            raise GaussianLDADataError(problem)
         if not nu > D - 1:
             raise GaussianLDADataError(
                 f"nu must be > D - 1 = {D - 1} for the inverse-Wishart prior (D = {D}), got {nu}"
@@ -174,6 +186,9 @@ class GaussianLDAData:
                 )
             if not np.isfinite(Psi).all():
                 raise GaussianLDADataError("Psi must be finite")
+            scale = float(np.abs(np.diag(Psi)).max())
+            if problem := magnitude_problem("the largest diagonal entry of Psi", scale):
+                raise GaussianLDADataError(problem)
             if not np.allclose(Psi, Psi.T, rtol=1e-10, atol=1e-12 * np.abs(Psi).max()):
                 raise GaussianLDADataError("Psi must be symmetric")
             Psi = 0.5 * (Psi + Psi.T)
@@ -265,6 +280,13 @@ def _finite_float(name: str, value: Any) -> float:
 
 
 def _positive_float(name: str, value: Any) -> float:
+    value = _positive_number(name, value)
+    if (problem := magnitude_problem(name, value)) is not None:
+        raise GaussianLDADataError(problem)
+    return value
+
+
+def _positive_number(name: str, value: Any) -> float:
     out = _finite_float(name, value)
     if out <= 0:
         raise GaussianLDADataError(f"{name} must be > 0, got {value}")

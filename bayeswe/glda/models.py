@@ -23,6 +23,7 @@ import numpy as np
 
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
+from bayeswe.options import magnitude_problem
 
 __all__ = ["GAUSSIAN_LDA", "fit_gaussian_lda", "initial_values"]
 
@@ -35,6 +36,19 @@ def _coords(data: Mapping[str, Any]) -> Mapping[str, Sequence[Any]]:
     if data.get("vocabulary") is not None:
         coords["word"] = [str(w) for w in data["vocabulary"]]
     return coords
+
+
+def _check_data(fields: Mapping[str, Any]) -> str | None:
+    """Refuse a corpus without tokens, and magnitudes that overflow."""
+    if int(np.asarray(fields["count"]).sum()) == 0:
+        return "the corpus holds no tokens: nothing to fit"
+    emb = np.asarray(fields["embeddings"], dtype=float)
+    if not np.isfinite(emb).all():
+        return "embeddings contain NaN or infinite values"
+    largest = float(np.abs(emb).max(initial=0.0))
+    if largest > 0 and (problem := magnitude_problem("the largest |embedding|", largest)):
+        return problem
+    return magnitude_problem("kappa", float(fields["kappa"]))
 
 
 GAUSSIAN_LDA: StanModelSpec = register_model(
@@ -65,6 +79,7 @@ GAUSSIAN_LDA: StanModelSpec = register_model(
             "Sigma": ("topic", "dim", "dim2"),
         },
         coords=_coords,
+        check=_check_data,
         description=(
             "Gaussian LDA (Das et al. 2015) with marginalized topic indicators and "
             "Cholesky-factor inverse-Wishart priors"

@@ -19,6 +19,7 @@ import numpy as np
 
 from bayeswe.corpus import BagOfWords, CorpusError
 from bayeswe.errors import BayesweError
+from bayeswe.options import magnitude_problem
 
 #: Key of the data mapping under which :meth:`LDAData.stan_data_for` passes the coords
 #: (not a Stan identifier, so it can never clash with a data field).
@@ -32,6 +33,13 @@ class LDADataError(BayesweError, ValueError):
 
 
 def _positive_finite(name: str, value: float) -> float:
+    value = _positive_finite_number(name, value)
+    if (problem := magnitude_problem(name, value)) is not None:
+        raise LDADataError(problem)
+    return value
+
+
+def _positive_finite_number(name: str, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise LDADataError(f"{name} must be a positive number, got {value!r}")
     value = float(value)
@@ -98,6 +106,9 @@ class LDAData:
                 )
             if not (np.isfinite(alpha).all() and (alpha > 0).all()):
                 raise LDADataError("every entry of alpha must be positive and finite")
+            for a in (alpha.min(), alpha.max()):
+                if (problem := magnitude_problem("alpha", a)) is not None:
+                    raise LDADataError(problem)
             alpha.setflags(write=False)
             object.__setattr__(self, "alpha", alpha)
         object.__setattr__(self, "beta", _positive_finite("beta", self.beta))

@@ -22,8 +22,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from bayeswe.lda.data import COORDS_KEY, LDAData, LDADataError
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
+from bayeswe.options import magnitude_problem
 
 __all__ = ["COORDS_KEY", "LDA", "LDA_USERS_GUIDE", "fit_data", "stan_data", "users_guide_data"]
 
@@ -38,6 +41,21 @@ _PRIORS = (
     DataField("alpha", "real", ("K",), dims=("topic",)),
     DataField("beta", "real"),
 )
+
+
+def _check_tokens(fields: Mapping[str, Any]) -> str | None:
+    """Refuse a corpus without tokens (every method would return the prior)."""
+    n = fields["count"].sum() if "count" in fields else int(fields["N"])
+    if n == 0:
+        return "the corpus holds no tokens: nothing to fit"
+    for name in ("alpha", "beta"):
+        values = np.atleast_1d(np.asarray(fields[name], dtype=float))
+        if not (np.isfinite(values).all() and (values > 0).all()):
+            return f"{name} must be positive and finite"
+        for v in (values.min(), values.max()):
+            if (problem := magnitude_problem(name, v)) is not None:
+                return problem
+    return None
 
 
 def _coords(data: Mapping[str, Any]) -> Mapping[str, Sequence[Any]]:
@@ -62,6 +80,7 @@ LDA: StanModelSpec = register_model(
             "phi": ("topic", "word"),
         },
         coords=_coords,
+        check=_check_tokens,
         description="LDA, topic indicators summed out, aggregated (doc, word, count) data",
     )
 )
@@ -78,6 +97,7 @@ LDA_USERS_GUIDE: StanModelSpec = register_model(
         ),
         dims={"theta": ("doc", "topic"), "phi": ("topic", "word")},
         coords=_coords,
+        check=_check_tokens,
         description="LDA as in the Stan User's Guide (per-token log_sum_exp); a baseline",
     )
 )

@@ -26,9 +26,11 @@ Rao-Blackwellised estimates, not draws from it):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -40,12 +42,18 @@ from typing import Any, ClassVar
 import arviz as az
 import numpy as np
 
+from bayeswe.errors import CheckpointError, NonFiniteStateError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
 from bayeswe.options import build_options, check_bool, check_choice, check_int
 from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
-from bayeswe.samplers.checkpoint import write_npz_atomic
+from bayeswe.samplers.checkpoint import (
+    check_checkpoint_path,
+    checkpoint_lock,
+    read_checkpoint,
+    write_npz_atomic,
+)
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -58,7 +66,7 @@ __all__ = [
     "step",
 ]
 
-CHECKPOINT_VERSION = 2  # 2: alias-mh state holds stale_t
+CHECKPOINT_VERSION = 3  # 2: alias-mh state holds stale_t; 3: meta names the sampler
 METHODS = ("cgs", "alias-mh")
 DENSITIES = ("precision", "solve")
 
@@ -518,15 +526,20 @@ class GLDAGibbsArgs:
 # --------------------------------------------------------------------------- checkpoints
 
 
-def _read_checkpoint(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def _read_checkpoint(path: Path, chains: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    required = (*(f"state_{name}" for name in GLDAState.ARRAYS), *_OUT_ARRAYS)
+    arrays, meta = read_checkpoint(
+        path, kind="gaussian-lda", version=CHECKPOINT_VERSION, required=required
+    )
     try:
-        with np.load(path, allow_pickle=False) as f:
-            arrays = {k: f[k] for k in f.files if k != "meta"}
-            meta = json.loads(str(f["meta"]))
-    except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"cannot read checkpoint {path}: {exc}") from None
-    if meta.get("version") != CHECKPOINT_VERSION or meta.get("model") != "gaussian_lda":
-        raise ValueError(f"{path} is not a Gaussian LDA checkpoint of version {CHECKPOINT_VERSION}")
+        if int(meta["sweep"]) < 0 or arrays["lp"].shape[0] != chains:
+            raise ValueError("sweep or chains")
+        float(meta["wall_time"])
+        int(meta["sigma_mode_used"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(
+            f"checkpoint {path} has a malformed meta record: {exc}", path=path
+        ) from None
     return arrays, meta
 
 
@@ -568,7 +581,12 @@ def sample_gaussian_lda(
     Raises
     ------
     ValueError
-        Bad options, or a checkpoint written for other data or settings.
+        Bad options.
+    CheckpointError
+        The checkpoint path is a directory, the checkpoint is corrupt or was written
+        for other data or settings, or another run holds it.
+    NonFiniteStateError
+        A chain's log density became NaN or infinite.
     GaussianLDADataError
         ``data`` is not a :class:`GaussianLDAData`.
     """
@@ -590,6 +608,7 @@ def sample_gaussian_lda(
     total = burn_in + sweeps
     n_keep = -(-sweeps // thin)
     meta_run = {
+        "sampler": "gaussian-lda",
         "version": CHECKPOINT_VERSION,
         "model": "gaussian_lda",
         "method": method,
@@ -606,123 +625,136 @@ def sample_gaussian_lda(
         "density": settings["density"],
     }
 
-    path = None if args.checkpoint is None else Path(args.checkpoint)
-    resumed = path is not None and path.exists()
-    if resumed:
-        arrays, meta = _read_checkpoint(path)
-        mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
-        if mismatch:
-            raise ValueError(f"checkpoint {path} was written for another run: {mismatch}")
-        states = []
-        for c in range(chains):
-            fields = {name: arrays[f"state_{name}"][c].copy() for name in GLDAState.ARRAYS}
-            states.append(GLDAState(**fields, sweep=int(meta["sweep"])))
-        out = {name: arrays[name] for name in _OUT_ARRAYS}
-        wall_before = float(meta["wall_time"])
-        mode_used = int(meta["sigma_mode_used"])
-    else:
-        states = [
-            init_state(problem, seed=seed, chain=c, method=method, init=settings["init"])
-            for c in range(chains)
-        ]
-        out = {
-            "theta": np.zeros((chains, n_keep, n_docs, K)),
-            "mu": np.zeros((chains, n_keep, K, D)),
-            "Sigma": np.zeros((chains, n_keep, K, D, D)),
-            "topic_tokens": np.zeros((chains, n_keep, K), dtype=np.int64),
-            "lp": np.zeros((chains, n_keep)),
-            "acceptance_rate": np.zeros((chains, n_keep)),
-            "warmup_lp": np.zeros((chains, burn_in)),
-            "rebuilds": np.zeros(chains, dtype=np.int64),
-        }
-        wall_before = 0.0
-        mode_used = 0
+    # Refuse an impossible checkpoint path before any work; one run per checkpoint.
+    path = None if args.checkpoint is None else check_checkpoint_path(args.checkpoint)
+    with contextlib.ExitStack() as stack:
+        if path is not None:
+            stack.enter_context(checkpoint_lock(path))
+        resumed = path is not None and path.exists()
+        if resumed:
+            arrays, meta = _read_checkpoint(path, chains)
+            mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
+            if mismatch:
+                raise CheckpointError(
+                    f"checkpoint {path} was written for another run: {mismatch}", path=path
+                )
+            states = []
+            for c in range(chains):
+                fields = {name: arrays[f"state_{name}"][c].copy() for name in GLDAState.ARRAYS}
+                states.append(GLDAState(**fields, sweep=int(meta["sweep"])))
+            out = {name: arrays[name].copy() for name in _OUT_ARRAYS}
+            wall_before = float(meta["wall_time"])
+            mode_used = int(meta["sigma_mode_used"])
+        else:
+            states = [
+                init_state(problem, seed=seed, chain=c, method=method, init=settings["init"])
+                for c in range(chains)
+            ]
+            out = {
+                "theta": np.zeros((chains, n_keep, n_docs, K)),
+                "mu": np.zeros((chains, n_keep, K, D)),
+                "Sigma": np.zeros((chains, n_keep, K, D, D)),
+                "topic_tokens": np.zeros((chains, n_keep, K), dtype=np.int64),
+                "lp": np.zeros((chains, n_keep)),
+                "acceptance_rate": np.zeros((chains, n_keep)),
+                "warmup_lp": np.zeros((chains, burn_in)),
+                "rebuilds": np.zeros(chains, dtype=np.int64),
+            }
+            wall_before = 0.0
+            mode_used = 0
 
-    threads = min(chains, 2) if args.threads is None else min(int(args.threads), chains)
-    start = time.perf_counter()
+        threads = min(chains, 2) if args.threads is None else min(int(args.threads), chains)
+        start = time.perf_counter()
 
-    def save(done: int) -> None:
-        meta = {
-            **meta_run,
-            "sweep": done,
-            "wall_time": wall_before + time.perf_counter() - start,
+        def save(done: int) -> None:
+            meta = {
+                **meta_run,
+                "sweep": done,
+                "wall_time": wall_before + time.perf_counter() - start,
+                "sigma_mode_used": mode_used,
+            }
+            arrays = {
+                f"state_{name}": np.stack([getattr(s, name) for s in states])
+                for name in GLDAState.ARRAYS
+            }
+            arrays.update(out)
+            write_npz_atomic(path, arrays, meta)
+
+        def run_chain(c: int, t: int) -> StepInfo:
+            return step(problem, states[c], **step_kw)
+
+        pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        bar = Progress(total, method, show=args.progress)
+        bar.update(states[0].sweep)
+        try:
+            every = 50 if args.checkpoint_every is None else int(args.checkpoint_every)
+            for t in range(states[0].sweep, total):
+                if pool is None:
+                    infos = [run_chain(c, t) for c in range(chains)]
+                else:
+                    infos = list(pool.map(lambda c, t=t: run_chain(c, t), range(chains)))
+                for c, info in enumerate(infos):
+                    if not math.isfinite(info.lp):
+                        raise NonFiniteStateError(
+                            f"{method}: chain {c} went non-finite in sweep {t + 1} (log density "
+                            f"{info.lp}); check the embeddings' scale and the priors",
+                            chain=c,
+                            sweep=t + 1,
+                        )
+                    out["rebuilds"][c] += info.rebuilds
+                    if t < burn_in:
+                        out["warmup_lp"][c, t] = info.lp
+                    elif (t - burn_in) % thin == 0:
+                        j = (t - burn_in) // thin
+                        theta, mu, sigma, nk, n_mode = _summaries(problem, states[c])
+                        out["theta"][c, j] = theta
+                        out["mu"][c, j] = mu
+                        out["Sigma"][c, j] = sigma
+                        out["topic_tokens"][c, j] = nk
+                        out["lp"][c, j] = info.lp
+                        out["acceptance_rate"][c, j] = info.acceptance_rate
+                        mode_used += n_mode
+                done = t + 1
+                if path is not None and (done % every == 0 or done == total):
+                    save(done)
+                if args.callback is not None:
+                    args.callback(done)
+                bar.update(1)
+        finally:
+            bar.close()
+            if pool is not None:
+                pool.shutdown()
+        wall_time = wall_before + time.perf_counter() - start
+
+        attrs = {
+            "model": "gaussian_lda",
+            "method": method,
+            "seed": seed,
+            "chains": chains,
+            "sweeps": sweeps,
+            "burn_in": burn_in,
+            "thin": thin,
+            "threads": threads,
+            "init": settings["init"],
+            "wall_time": wall_time,
+            "resumed": int(resumed),
+            "n_tokens": problem.n_tokens,
+            "saved_parameters": "conditional posterior means given z (Rao-Blackwellised)",
             "sigma_mode_used": mode_used,
+            "alpha": json.dumps(problem.alpha.tolist()),
+            "kappa": problem.kappa0,
+            "nu": problem.nu0,
+            "rng": "splitmix64 per chain from SeedSequence(seed, spawn_key=(chain,))",
+            "density": settings["density"],
         }
-        arrays = {
-            f"state_{name}": np.stack([getattr(s, name) for s in states])
-            for name in GLDAState.ARRAYS
-        }
-        arrays.update(out)
-        write_npz_atomic(path, arrays, meta)
-
-    def run_chain(c: int, t: int) -> StepInfo:
-        return step(problem, states[c], **step_kw)
-
-    pool = ThreadPoolExecutor(threads) if threads > 1 else None
-    bar = Progress(total, method, show=args.progress)
-    bar.update(states[0].sweep)
-    try:
-        every = 50 if args.checkpoint_every is None else int(args.checkpoint_every)
-        for t in range(states[0].sweep, total):
-            if pool is None:
-                infos = [run_chain(c, t) for c in range(chains)]
-            else:
-                infos = list(pool.map(lambda c, t=t: run_chain(c, t), range(chains)))
-            for c, info in enumerate(infos):
-                out["rebuilds"][c] += info.rebuilds
-                if t < burn_in:
-                    out["warmup_lp"][c, t] = info.lp
-                elif (t - burn_in) % thin == 0:
-                    j = (t - burn_in) // thin
-                    theta, mu, sigma, nk, n_mode = _summaries(problem, states[c])
-                    out["theta"][c, j] = theta
-                    out["mu"][c, j] = mu
-                    out["Sigma"][c, j] = sigma
-                    out["topic_tokens"][c, j] = nk
-                    out["lp"][c, j] = info.lp
-                    out["acceptance_rate"][c, j] = info.acceptance_rate
-                    mode_used += n_mode
-            done = t + 1
-            if path is not None and (done % every == 0 or done == total):
-                save(done)
-            if args.callback is not None:
-                args.callback(done)
-            bar.update(1)
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.shutdown()
-    wall_time = wall_before + time.perf_counter() - start
-
-    attrs = {
-        "model": "gaussian_lda",
-        "method": method,
-        "seed": seed,
-        "chains": chains,
-        "sweeps": sweeps,
-        "burn_in": burn_in,
-        "thin": thin,
-        "threads": threads,
-        "init": settings["init"],
-        "wall_time": wall_time,
-        "resumed": int(resumed),
-        "n_tokens": problem.n_tokens,
-        "saved_parameters": "conditional posterior means given z (Rao-Blackwellised)",
-        "sigma_mode_used": mode_used,
-        "alpha": json.dumps(problem.alpha.tolist()),
-        "kappa": problem.kappa0,
-        "nu": problem.nu0,
-        "rng": "splitmix64 per chain from SeedSequence(seed, spawn_key=(chain,))",
-        "density": settings["density"],
-    }
-    if method == "alias-mh":
-        attrs.update(
-            mh_steps=settings["mh_steps"],
-            rebuild_every=settings["rebuild_every"],
-            fresh_doc=int(settings["fresh_doc"]),
-            alias_rebuilds=json.dumps(out["rebuilds"].tolist()),
-        )
-    return _to_idata(problem, out, attrs)
+        if method == "alias-mh":
+            attrs.update(
+                mh_steps=settings["mh_steps"],
+                rebuild_every=settings["rebuild_every"],
+                fresh_doc=int(settings["fresh_doc"]),
+                alias_rebuilds=json.dumps(out["rebuilds"].tolist()),
+            )
+        return _to_idata(problem, out, attrs)
 
 
 _OUT_ARRAYS = (

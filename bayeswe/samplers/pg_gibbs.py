@@ -36,11 +36,12 @@ A sampler is a :class:`GibbsState` (matrices, sweep count, stream states), an
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import json
 import math
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +52,20 @@ import numpy as np
 from numpy.typing import NDArray
 from polyagamma import random_polyagamma
 
+from bayeswe.errors import CheckpointError, NonFiniteStateError, SamplerWarning
 from bayeswe.kernels import pg_gibbs as kern
-from bayeswe.options import build_options, check_choice, check_int
+from bayeswe.options import build_options, check_choice, check_int, magnitude_problem
 from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
-from bayeswe.samplers.checkpoint import write_npz_atomic
+from bayeswe.samplers.checkpoint import (
+    check_checkpoint_path,
+    checkpoint_lock,
+    create_draws_file,
+    open_draws_file,
+    read_checkpoint,
+    rows_digest,
+    write_npz_atomic,
+)
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -84,7 +94,7 @@ GROUP_MULTIPLE: int = 8
 GROUP_MIN_SPLIT: int = GROUP_COST // 8
 
 #: Layout version of checkpoint files.
-CHECKPOINT_VERSION: int = 2
+CHECKPOINT_VERSION: int = 3
 
 _RHO, _ALPHA, _INIT = 0, 1, 2
 
@@ -278,7 +288,7 @@ class SGNSGibbsProblem:
         bayeswe.sgns.SGNSDataError, bayeswe.sgns.IdentificationError
             Bad pairs or fixed words.
         """
-        from bayeswe.sgns.data import SGNSData
+        from bayeswe.sgns.data import SGNSData, SGNSDataError
         from bayeswe.sgns.identify import check_anchors
         from bayeswe.sgns.models import SGNS_IDENTIFIED
 
@@ -297,7 +307,11 @@ class SGNSGibbsProblem:
         )
         prior_sd = float(fields["lambda"])
         if not (math.isfinite(prior_sd) and prior_sd > 0):
-            raise ValueError(f"lambda must be positive and finite, got {prior_sd}")
+            raise SGNSDataError(f"lambda must be positive and finite, got {prior_sd}")
+        if (problem := magnitude_problem("lambda (the prior sd)", prior_sd)) is not None:
+            raise SGNSDataError(problem)
+        if sgns.P == 0:
+            raise SGNSDataError("the data hold no (target, context) pairs: nothing to fit")
         is_free = np.ones(V, dtype=bool)
         is_free[fixed_index] = False
         free_index = np.flatnonzero(is_free).astype(np.int64)
@@ -691,12 +705,22 @@ def _draws_path(path: Path) -> Path:
     return path.with_name(path.name + ".draws.npy")
 
 
-def _read_checkpoint(path: Path) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
-    with np.load(path, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files if k != "meta"}
-        meta = json.loads(str(f["meta"]))
-    if meta.get("version") != CHECKPOINT_VERSION:
-        raise ValueError(f"checkpoint {path} has layout version {meta.get('version')}")
+def _read_checkpoint(path: Path, chains: int) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+    arrays, meta = read_checkpoint(
+        path, kind="pg-gibbs", version=CHECKPOINT_VERSION, required=("rho", "alpha", "lp")
+    )
+    try:
+        sweep = int(meta["sweep"])
+        states = meta["rng_states"]
+        if len(states) != chains or arrays["rho"].shape[0] != chains:
+            raise ValueError(f"{len(states)} chains")
+        float(meta["wall_time"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(
+            f"checkpoint {path} has a malformed meta record: {exc}", path=path
+        ) from None
+    if sweep < 0:
+        raise CheckpointError(f"checkpoint {path} has a malformed meta record", path=path)
     return arrays, meta
 
 
@@ -787,6 +811,7 @@ def sample_pg_gibbs(
     problem = SGNSGibbsProblem.from_stan_data(data)
     V, K = problem.V, problem.K
     meta_run = {
+        "sampler": "pg-gibbs",
         "version": CHECKPOINT_VERSION,
         "fingerprint": problem.fingerprint(),
         "seed": int(seed),
@@ -794,134 +819,185 @@ def sample_pg_gibbs(
         **settings,
     }
 
-    path = None if args.checkpoint is None else Path(args.checkpoint)
-    resumed = path is not None and path.exists()
-    if resumed:
-        arrays, meta = _read_checkpoint(path)
-        mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
-        if mismatch:
-            raise ValueError(f"checkpoint {path} was written for another run: {mismatch}")
-        states = [
-            GibbsState(
-                arrays["rho"][c].copy(),
-                arrays["alpha"][c].copy(),
-                int(meta["sweep"]),
-                tuple(tuple(s) for s in meta["rng_states"][c]),
-            )
-            for c in range(chains)
-        ]
-        lp = arrays["lp"]
-        try:
-            draws = np.lib.format.open_memmap(_draws_path(path), mode="r+")
-        except FileNotFoundError as err:
-            raise ValueError(f"checkpoint {path} has lost its draws file {err.filename}") from err
-        if draws.shape != (2, chains, n_keep, V, K):
-            raise ValueError(f"draws file of checkpoint {path} has shape {draws.shape}")
-        draws_rho, draws_alpha = draws[0], draws[1]
-        wall_before = float(meta["wall_time"])
-        failed_before = int(meta.get("failed", 0))
-    else:
-        values = args.init if args.inits is None else args.inits
-        inits = _initial_matrices(problem, values, chains, int(seed))
-        states = [
-            init_state(problem, seed=int(seed), chain=c, rho=r, alpha=a)
-            for c, (r, a) in enumerate(inits)
-        ]
-        if path is None:
-            draws = np.zeros((2, chains, n_keep, V, K))
-        else:  # on disk, filled as the run goes; a checkpoint flushes it before saving
-            path.parent.mkdir(parents=True, exist_ok=True)
-            draws = np.lib.format.open_memmap(
-                _draws_path(path), mode="w+", dtype=np.float64, shape=(2, chains, n_keep, V, K)
-            )
-        draws_rho, draws_alpha = draws[0], draws[1]
-        lp = np.zeros((chains, n_keep))
-        wall_before = 0.0
-        failed_before = 0
+    # Refuse an impossible checkpoint path before the MAP start or any sweep runs.
+    path = None if args.checkpoint is None else check_checkpoint_path(args.checkpoint)
+    draws_shape = (2, chains, n_keep, V, K)
 
-    old_threads = numba.get_num_threads()
-    threads = (
-        old_threads
-        if args.threads is None
-        else min(int(args.threads), numba.config.NUMBA_NUM_THREADS)
-    )
-    numba.set_num_threads(threads)
-    start = time.perf_counter()
-    failed = failed_before
+    def kept_before(done: int) -> int:
+        """Number of kept draws among the first ``done`` sweeps."""
+        return 0 if done <= warmup else min(n_keep, -(-(done - warmup) // thin))
 
-    def save(done: int) -> None:
-        meta = {
-            **meta_run,
-            "sweep": done,
-            "wall_time": wall_before + time.perf_counter() - start,
-            "failed": failed,
-            "rng_states": [[list(b) for b in s.rng_states] for s in states],
-        }
-        arrays = {
-            "rho": np.stack([s.rho for s in states]),
-            "alpha": np.stack([s.alpha for s in states]),
-            "lp": lp,
-        }
-        # Draws up to ``done`` reach the disk before the state that says they are there;
-        # draws written after it are recomputed identically on resume.
-        draws.flush()
-        write_npz_atomic(path, arrays, meta)
+    def digest(draws: NDArray[np.float64], done: int) -> str | None:
+        j = kept_before(done) - 1
+        return None if j < 0 else rows_digest(draws[:, :, j])
 
-    bar = Progress(total, "pg-gibbs", show=args.progress)
-    bar.update(states[0].sweep)
-    try:
-        every = 100 if args.checkpoint_every is None else int(args.checkpoint_every)
-        for t in range(states[0].sweep, total):
-            keep = t >= warmup and (t - warmup) % thin == 0
-            for c in range(chains):
-                states[c], info = step(
-                    problem,
-                    states[c],
-                    inner_steps=settings["inner_steps"],
-                    omega_per_sweep=settings["omega"] == "per-sweep",
+    with contextlib.ExitStack() as stack:
+        if path is not None:
+            # One run per checkpoint, locked before the MAP start: a second run fails at
+            # once instead of interleaving its writes with this one's.
+            stack.enter_context(checkpoint_lock(path))
+        resumed = path is not None and path.exists()
+        if resumed:
+            arrays, meta = _read_checkpoint(path, chains)
+            mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
+            if mismatch:
+                raise CheckpointError(
+                    f"checkpoint {path} was written for another run: {mismatch}", path=path
                 )
-                failed += info.failed
-                if keep:
-                    d = (t - warmup) // thin
-                    draws_rho[c, d] = states[c].rho
-                    draws_alpha[c, d] = states[c].alpha
-                    lp[c, d] = info.lp
-            done = t + 1
-            if path is not None and (done % every == 0 or done == total):
-                save(done)
-            if args.callback is not None:
-                args.callback(done)
-            bar.update(1)
-    finally:
-        bar.close()
-        numba.set_num_threads(old_threads)
-    wall_time = wall_before + time.perf_counter() - start
+            states = [
+                GibbsState(
+                    arrays["rho"][c].copy(),
+                    arrays["alpha"][c].copy(),
+                    int(meta["sweep"]),
+                    tuple(tuple(s) for s in meta["rng_states"][c]),
+                )
+                for c in range(chains)
+            ]
+            lp = arrays["lp"].copy()
+            draws = open_draws_file(_draws_path(path), draws_shape, checkpoint=path)
+            if digest(draws, int(meta["sweep"])) != meta.get("draws_digest"):
+                raise CheckpointError(
+                    f"draws file {_draws_path(path)} does not hold the draws checkpoint {path} "
+                    "recorded (it was changed, or belongs to another run)",
+                    path=path,
+                )
+            wall_before = float(meta["wall_time"])
+            failed_before = int(meta.get("failed", 0))
+            first_failed = meta.get("first_failed_sweep")
+        else:
+            values = args.init if args.inits is None else args.inits
+            inits = _initial_matrices(problem, values, chains, int(seed))
+            states = [
+                init_state(problem, seed=int(seed), chain=c, rho=r, alpha=a)
+                for c, (r, a) in enumerate(inits)
+            ]
+            draws = None if path is not None else np.zeros(draws_shape)
+            lp = np.zeros((chains, n_keep))
+            wall_before = 0.0
+            failed_before = 0
+            first_failed = None
 
-    attrs = {
-        "model": SGNS_IDENTIFIED.name,
-        "method": "pg-gibbs",
-        "sweeps": n_iter,
-        "warmup": warmup,
-        "thin": thin,
-        "inner_steps": settings["inner_steps"],
-        "omega": settings["omega"],
-        "init": settings["init"],
-        "seed": int(seed),
-        "threads": threads,
-        "wall_time": wall_time,
-        "resumed": bool(resumed),
-        "failed_factorizations": failed,
-        "pg_sampler": (
-            "polyagamma C sampler from Numba" if kern.HAVE_NATIVE_PG else "polyagamma Python API"
+        old_threads = numba.get_num_threads()
+        threads = (
+            old_threads
+            if args.threads is None
+            else min(int(args.threads), numba.config.NUMBA_NUM_THREADS)
         )
-        + " (exact: Devroye for h < 24, saddle point from h = 24); one stream per chain,"
-        " block, group",
-    }
-    posterior = {
-        "rho": draws_rho,
-        "alpha": draws_alpha,
-        "alpha_free": draws_alpha[:, :, problem.free_index],
-    }
-    return to_inference_data(
-        SGNS_IDENTIFIED, posterior, data=data, sample_stats={"lp": lp}, attrs=attrs, library=None
-    )
+        failed = failed_before
+
+        def save(done: int, started: float) -> None:
+            meta = {
+                **meta_run,
+                "sweep": done,
+                "wall_time": wall_before + time.perf_counter() - started,
+                "failed": failed,
+                "first_failed_sweep": first_failed,
+                "draws_digest": digest(draws, done),
+                "rng_states": [[list(b) for b in s.rng_states] for s in states],
+            }
+            arrays = {
+                "rho": np.stack([s.rho for s in states]),
+                "alpha": np.stack([s.alpha for s in states]),
+                "lp": lp,
+            }
+            # Draws up to ``done`` reach the disk before the state that says they are there;
+            # draws written after it are recomputed identically on resume.
+            draws.flush()
+            write_npz_atomic(path, arrays, meta)
+
+        if draws is None:
+            draws = create_draws_file(_draws_path(path), draws_shape)
+        draws_rho, draws_alpha = draws[0], draws[1]
+        numba.set_num_threads(threads)
+        start = time.perf_counter()
+        bar = Progress(total, "pg-gibbs", show=args.progress)
+        bar.update(states[0].sweep)
+        try:
+            every = 100 if args.checkpoint_every is None else int(args.checkpoint_every)
+            for t in range(states[0].sweep, total):
+                keep = t >= warmup and (t - warmup) % thin == 0
+                for c in range(chains):
+                    states[c], info = step(
+                        problem,
+                        states[c],
+                        inner_steps=settings["inner_steps"],
+                        omega_per_sweep=settings["omega"] == "per-sweep",
+                    )
+                    if not math.isfinite(info.lp):
+                        last = "" if path is None else f"; checkpoint {path} keeps the last save"
+                        raise NonFiniteStateError(
+                            f"pg-gibbs: chain {c} went non-finite in sweep {t + 1} (log "
+                            f"density {info.lp}); start from other values (init='map' or "
+                            f"values on the prior's scale){last}",
+                            chain=c,
+                            sweep=t + 1,
+                        )
+                    if info.failed and first_failed is None:
+                        first_failed = t + 1
+                    failed += info.failed
+                    if keep:
+                        d = (t - warmup) // thin
+                        draws_rho[c, d] = states[c].rho
+                        draws_alpha[c, d] = states[c].alpha
+                        lp[c, d] = info.lp
+                done = t + 1
+                if path is not None and (done % every == 0 or done == total):
+                    save(done, start)
+                if args.callback is not None:
+                    args.callback(done)
+                bar.update(1)
+        finally:
+            bar.close()
+            numba.set_num_threads(old_threads)
+        wall_time = wall_before + time.perf_counter() - start
+        if path is not None:
+            # Hand out a read-only map: a later run on this path creates a new file
+            # (a new inode) and never writes into the one these results view.
+            draws.flush()
+            del draws_rho, draws_alpha
+            draws = np.load(_draws_path(path), mmap_mode="r")
+            draws_rho, draws_alpha = draws[0], draws[1]
+        if failed:
+            warnings.warn(
+                f"pg-gibbs: {failed} precision matrices failed to factor (first in sweep "
+                f"{first_failed}); those vectors kept their previous values, so the draws are "
+                "not from the posterior. Rescale the data or start closer to the mode.",
+                SamplerWarning,
+                stacklevel=2,
+            )
+
+        attrs = {
+            "model": SGNS_IDENTIFIED.name,
+            "method": "pg-gibbs",
+            "sweeps": n_iter,
+            "warmup": warmup,
+            "thin": thin,
+            "inner_steps": settings["inner_steps"],
+            "omega": settings["omega"],
+            "init": settings["init"],
+            "seed": int(seed),
+            "threads": threads,
+            "wall_time": wall_time,
+            "resumed": bool(resumed),
+            "failed_factorizations": failed,
+            "pg_sampler": (
+                "polyagamma C sampler from Numba"
+                if kern.HAVE_NATIVE_PG
+                else "polyagamma Python API"
+            )
+            + " (exact: Devroye for h < 24, saddle point from h = 24); one stream per chain,"
+            " block, group",
+        }
+        posterior = {
+            "rho": draws_rho,
+            "alpha": draws_alpha,
+            "alpha_free": draws_alpha[:, :, problem.free_index],
+        }
+        return to_inference_data(
+            SGNS_IDENTIFIED,
+            posterior,
+            data=data,
+            sample_stats={"lp": lp},
+            attrs=attrs,
+            library=None,
+        )

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bayeswe.options import magnitude_problem
 from bayeswe.sgns.errors import SGNSDataError
 
 __all__ = ["SGNSData", "default_vocabulary"]
@@ -322,7 +323,8 @@ class SGNSData:
         Raises
         ------
         SGNSDataError
-            Bad ``K`` or ``prior_sd``.
+            Bad ``K`` or ``prior_sd`` (outside ``bayeswe.options.MAGNITUDE_RANGE``), or
+            no pairs.
         IdentificationError
             Bad fixed words or a singular ``fixed_alpha`` (see
             :func:`bayeswe.sgns.identify.check_anchors`).
@@ -331,6 +333,12 @@ class SGNSData:
             raise SGNSDataError(f"K must be a positive integer, got {K!r}")
         if isinstance(prior_sd, bool) or not np.isfinite(prior_sd) or prior_sd <= 0:
             raise SGNSDataError(f"prior_sd must be a positive number, got {prior_sd!r}")
+        if (problem := magnitude_problem("prior_sd", prior_sd)) is not None:
+            raise SGNSDataError(problem)
+        if self.P == 0:
+            raise SGNSDataError(
+                "the data hold no (target, context) pairs: every method would return the prior"
+            )
         if (
             isinstance(grainsize, bool)
             or not isinstance(grainsize, (int, np.integer))

@@ -17,6 +17,7 @@ from bayeswe.fit import fit
 from bayeswe.sgns.data import SGNSData
 from bayeswe.sgns.errors import IdentificationError, SGNSDataError
 from bayeswe.sgns.identify import (
+    ANCHOR_RULES,
     DEFAULT_ANCHOR_RULE,
     Anchors,
     check_anchors,
@@ -26,6 +27,7 @@ from bayeswe.sgns.identify import (
     word_counts,
 )
 from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED
+from bayeswe.stan.fitting import METHODS, check_seed, method_args
 
 __all__ = ["find_anchors", "fit_sgns"]
 
@@ -109,6 +111,12 @@ def fit_sgns(
         raise SGNSDataError(f"data must be an SGNSData, got {type(data).__name__}")
     if init not in ("map", "random"):
         raise ValueError(f"init must be 'map' or 'random', got {init!r}")
+    # Everything that can be checked is checked before the MAP, the first expensive step.
+    data.stan_data(K, prior_sd=prior_sd)  # K, prior_sd, and pairs present
+    _check_method(method, chains, identified=identified, options=options)
+    check_seed(seed)
+    if identified and anchors is None:
+        _check_anchor_words(data, K, anchor_words)
     if not identified:
         if anchors is not None:
             raise ValueError("anchors apply only to identified=True")
@@ -148,6 +156,63 @@ def fit_sgns(
         attrs["fixed_words"] = words
         attrs["init"] = used_init
     return idata
+
+
+def _check_method(
+    method: str, chains: int | None, *, identified: bool, options: dict[str, Any]
+) -> None:
+    """Validate ``method``, ``chains`` and ``options`` as :func:`bayeswe.fit` will, now."""
+    if method in METHODS:
+        method_args(method, chains, **options)
+    elif method == "pg-gibbs" and identified:
+        from bayeswe.samplers.checkpoint import check_checkpoint_path
+        from bayeswe.samplers.pg_gibbs import PGGibbsArgs
+
+        args = PGGibbsArgs.from_options(options)
+        if args.checkpoint is not None:
+            check_checkpoint_path(args.checkpoint)
+    else:
+        allowed = (*METHODS, "pg-gibbs") if identified else METHODS
+        raise ValueError(
+            f"method must be one of {', '.join(allowed)} for "
+            f"{'identified' if identified else 'unidentified'} SGNS; got {method!r}"
+        )
+
+
+def _check_anchor_words(
+    data: SGNSData, K: int, anchor_words: str | Sequence[int] | Sequence[str]
+) -> None:
+    """Refuse a bad anchor rule or bad explicit anchor words before the MAP runs."""
+    if K >= data.V:
+        raise IdentificationError(
+            f"cannot fix K={K} context words of a vocabulary of V={data.V}: need K < V"
+        )
+    if isinstance(anchor_words, str):
+        if anchor_words not in ANCHOR_RULES:
+            raise IdentificationError(
+                f"anchor rule must be one of {ANCHOR_RULES} or a sequence of words or "
+                f"indices, got {anchor_words!r}"
+            )
+        return
+    words = list(anchor_words)
+    if len(words) != K:
+        raise IdentificationError(f"{len(words)} anchor words given for K={K}")
+    if words and all(isinstance(w, str) for w in words):
+        unknown = [w for w in words if w not in data.vocabulary]
+        if unknown:
+            raise IdentificationError(f"fixed word(s) {unknown} absent from the vocabulary")
+        index = np.array([data.word_index(w) for w in words], dtype=np.int64)
+    else:
+        index = np.asarray(words)
+        if index.dtype.kind not in "iu":
+            raise IdentificationError(
+                f"explicit anchor words must be words or integer indices, got {anchor_words!r}"
+            )
+        if index.size and (index.min() < 0 or index.max() >= data.V):
+            raise IdentificationError(f"anchor indices must be in [0, {data.V}), got {words}")
+    if len(set(index.tolist())) != len(index):
+        raise IdentificationError(f"anchor words must be distinct, got {words}")
+    check_anchors_in_data(data, index)
 
 
 def _map_inits(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
+from bayeswe.options import magnitude_problem
 
 __all__ = ["SGNS", "SGNS_IDENTIFIED"]
 
@@ -31,6 +32,16 @@ _PAIR_FIELDS = (
     DataField("lambda", "real"),
     DataField("grainsize", "int"),
 )
+
+
+def _check_pairs(fields: Mapping[str, Any]) -> str | None:
+    """Refuse data that would make every method return the prior, or overflow."""
+    if int(fields["P"]) == 0:
+        return "the data hold no (target, context) pairs (P = 0): nothing to fit"
+    lam = float(fields["lambda"])
+    if not (np.isfinite(lam) and lam > 0):
+        return f"lambda (the prior sd) must be positive and finite, got {lam}"
+    return magnitude_problem("lambda (the prior sd)", lam)
 
 
 def _vocabulary(data: Mapping[str, Any]) -> list[str] | None:
@@ -58,6 +69,7 @@ SGNS: StanModelSpec = register_model(
         data_fields=_PAIR_FIELDS,
         dims={"rho": ("word", "dim"), "alpha": ("word", "dim")},
         coords=_coords,
+        check=_check_pairs,
         description="probabilistic SGNS (not identified): eq. (5) likelihood, N(0, lambda) prior",
     )
 )
@@ -77,6 +89,7 @@ SGNS_IDENTIFIED: StanModelSpec = register_model(
             "alpha_free": ("free_word", "dim"),
         },
         coords=_coords_identified,
+        check=_check_pairs,
         description="probabilistic SGNS identified by K fixed context vectors (section 2)",
     )
 )

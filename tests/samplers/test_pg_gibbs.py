@@ -403,8 +403,13 @@ def test_resumed_run_equals_uninterrupted_run(small_data: dict[str, Any], tmp_pa
             small_data, seed=11, checkpoint=path, checkpoint_every=5, callback=interrupt, **opts
         )
     assert path.exists()
-    # no temporary file left; the draws are in a memory-mapped file beside the state
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.ckpt", "run.ckpt.draws.npy"]
+    # no temporary file left; the draws are in a memory-mapped file beside the state,
+    # and the (released) lock file stays
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".run.ckpt.lock",
+        "run.ckpt",
+        "run.ckpt.draws.npy",
+    ]
     # the checkpoint holds the state, not the draws (2 x 2 chains x 8 kept x 8 x 2 doubles)
     with np.load(path) as f:
         assert set(f.files) == {"meta", "rho", "alpha", "lp"}
