@@ -45,6 +45,8 @@ def _read_text(path: Path, encoding: str = "utf-8") -> str:
         raise CorpusError(
             f"{path} is missing; the data directory is incomplete: run `bayeswe data fetch --force`"
         ) from None
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{path} is not valid {encoding} text: {exc}") from None
 
 
 # ----------------------------------------------------------------- bag-of-words (LDA-C)

@@ -21,6 +21,7 @@ from bayeswe.evaluation.errors import (
     BenchmarkFormatError,
     BenchmarkUnavailableError,
     EvaluationError,
+    LowCoverageWarning,
     OutOfVocabularyError,
     UnknownBenchmarkError,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "CloserResult",
     "CosinePosterior",
     "EvaluationError",
+    "LowCoverageWarning",
     "OutOfVocabularyError",
     "PosteriorAnalogy",
     "PosteriorSpearman",

@@ -31,7 +31,7 @@ from bayeswe.evaluation.embedding import (
     check_prob,
     unit_rows,
 )
-from bayeswe.evaluation.errors import EvaluationError
+from bayeswe.evaluation.errors import EvaluationError, warn_low_coverage
 from bayeswe.evaluation.testsets import AnalogyBenchmark, as_analogy_benchmark
 from bayeswe.options import check_choice, check_int
 
@@ -181,6 +181,7 @@ def _plan(bench: AnalogyBenchmark, vocab: Vocabulary, case_sensitive: bool) -> _
             f"none of the {len(bench)} questions of {bench.name!r} has all four words in the "
             "vocabulary"
         )
+    warn_low_coverage(int(plan.covered.sum()), len(bench), "questions", bench.name)
     return plan
 
 

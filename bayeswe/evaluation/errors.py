@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 from bayeswe.errors import BayesweError
 
 __all__ = [
     "BenchmarkFormatError",
     "BenchmarkUnavailableError",
     "EvaluationError",
+    "LowCoverageWarning",
     "OutOfVocabularyError",
     "UnknownBenchmarkError",
 ]
@@ -31,6 +34,25 @@ class BenchmarkUnavailableError(BayesweError, ImportError):
 
 class BenchmarkFormatError(EvaluationError):
     """A benchmark file or table that cannot be parsed (the message names file and line)."""
+
+
+class LowCoverageWarning(UserWarning):
+    """Fewer than half of a benchmark's pairs or questions are in the vocabulary.
+
+    The score is then computed on a minority of the benchmark (often its most frequent
+    words) and is not comparable with published numbers on the whole benchmark.
+    """
+
+
+def warn_low_coverage(n_covered: int, n_total: int, what: str, name: str) -> None:
+    """Warn (:class:`LowCoverageWarning`) when ``n_covered < n_total / 2``."""
+    if 2 * n_covered < n_total:
+        warnings.warn(
+            f"only {n_covered} of the {n_total} {what} of {name!r} ({n_covered / n_total:.0%}) "
+            "are covered by the vocabulary; the score describes that part only",
+            LowCoverageWarning,
+            stacklevel=4,
+        )
 
 
 class OutOfVocabularyError(EvaluationError):

@@ -33,7 +33,7 @@ from bayeswe.evaluation.embedding import (
     check_prob,
     unit_rows,
 )
-from bayeswe.evaluation.errors import EvaluationError
+from bayeswe.evaluation.errors import EvaluationError, warn_low_coverage
 from bayeswe.evaluation.testsets import SimilarityBenchmark, as_similarity_benchmark
 
 __all__ = ["PosteriorSpearman", "SimilarityResult", "posterior_spearman", "word_similarity"]
@@ -109,6 +109,7 @@ def _covered(bench: SimilarityBenchmark, draws: Draws, case_sensitive: bool) -> 
             f"only {n_covered} of the {len(bench)} pairs of {bench.name!r} have both words in "
             "the vocabulary; a rank correlation needs at least 2"
         )
+    warn_low_coverage(n_covered, len(bench), "pairs", bench.name)
     return i1, i2, covered
 
 

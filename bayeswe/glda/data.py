@@ -112,7 +112,7 @@ class GaussianLDAData:
             corpus.check_nonempty()
         except CorpusError as exc:
             raise GaussianLDADataError(f"Gaussian LDA needs non-empty documents: {exc}") from None
-        emb = np.asarray(self.embeddings)
+        emb = _as_array("embeddings", self.embeddings)
         if emb.ndim != 2:
             raise GaussianLDADataError(f"embeddings must be a (V, D) matrix, got shape {emb.shape}")
         if not np.issubdtype(emb.dtype, np.number) or np.issubdtype(emb.dtype, np.complexfloating):
@@ -145,7 +145,7 @@ class GaussianLDAData:
         if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 2:
             raise GaussianLDADataError(f"n_topics must be an integer >= 2, got {K!r}")
         K = int(K)
-        alpha = np.asarray(self.alpha, dtype=np.float64)
+        alpha = _as_array("alpha", self.alpha, np.float64)
         if alpha.ndim == 0:
             alpha = np.full(K, float(alpha))
         if alpha.shape != (K,):
@@ -169,7 +169,7 @@ class GaussianLDAData:
             counts = corpus.counts.astype(np.float64)
             mu0 = (counts @ emb[corpus.word_ids]) / counts.sum()
         else:
-            mu0 = np.asarray(self.mu0, dtype=np.float64)
+            mu0 = _as_array("mu0", self.mu0, np.float64)
             if mu0.shape != (D,):
                 raise GaussianLDADataError(
                     f"dimension mismatch: mu0 has shape {mu0.shape}, expected ({D},)"
@@ -179,7 +179,7 @@ class GaussianLDAData:
         if self.Psi is None:
             Psi = 3.0 * np.eye(D)
         else:
-            Psi = np.asarray(self.Psi, dtype=np.float64)
+            Psi = _as_array("Psi", self.Psi, np.float64)
             if Psi.shape != (D, D):
                 raise GaussianLDADataError(
                     f"dimension mismatch: Psi has shape {Psi.shape}, expected ({D}, {D})"
@@ -189,6 +189,10 @@ class GaussianLDAData:
             scale = float(np.abs(np.diag(Psi)).max())
             if problem := magnitude_problem("the largest diagonal entry of Psi", scale):
                 raise GaussianLDADataError(problem)
+            # |Psi_ij| <= sqrt(Psi_ii Psi_jj) for a positive-definite Psi: a larger entry
+            # cannot pass Cholesky, and Psi - Psi.T or Psi + Psi.T below could overflow.
+            if problem := magnitude_problem("the largest |entry| of Psi", np.abs(Psi).max()):
+                raise GaussianLDADataError(f"{problem}; Psi is not positive definite")
             if not np.allclose(Psi, Psi.T, rtol=1e-10, atol=1e-12 * np.abs(Psi).max()):
                 raise GaussianLDADataError("Psi must be symmetric")
             Psi = 0.5 * (Psi + Psi.T)
@@ -269,6 +273,13 @@ class GaussianLDAData:
             f"GaussianLDAData(n_docs={self.n_docs}, n_words={self.n_words}, "
             f"n_tokens={self.corpus.n_tokens}, dim={self.dim}, n_topics={self.n_topics})"
         )
+
+
+def _as_array(name: str, value: Any, dtype: Any = None) -> np.ndarray:
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:  # ragged, strings, complex numbers...
+        raise GaussianLDADataError(f"{name} cannot be read as a real array: {exc}") from None
 
 
 def _finite_float(name: str, value: Any) -> float:

@@ -389,13 +389,15 @@ def log_joint(
 # address (same calling convention as a pointer on the 64-bit platforms we support).
 
 #: ``sampler_t`` values of polyagamma's C API (``polyagamma/_polyagamma.pxd``: GAMMA,
-#: DEVROYE, ALTERNATE, SADDLE, HYBRID). Only DEVROYE and SADDLE (from :data:`SADDLE_MIN_H`
-#: on) are used here. GAMMA truncates an infinite sum; HYBRID switches to a normal
-#: approximation for large h; and in polyagamma 2.0.2 ALTERNATE's draws fail the moment
-#: test for h >= 2 at small |z| (mean off by 5-39 standard errors in 2e5 draws, e.g.
-#: h = 4, z = 0), as SADDLE's do for h <= 5. Devroye's method (an exact rejection
-#: sampler of PG(1, z), summed h times) passed at every h and z tried.
+#: DEVROYE, ALTERNATE, SADDLE, HYBRID). GAMMA truncates an infinite sum and HYBRID
+#: switches to a normal approximation for large h: neither is used. Each of the three
+#: exact samplers is wrong somewhere in polyagamma 2.0.2 (moment tests, 2e4-2e5 draws):
+#: ALTERNATE at small |z| for h >= 2 (mean off by 5-39 standard errors at h = 4, z = 0),
+#: SADDLE for h <= 5 and, at every h, from |z| ~ 28 on (mean 2.75 times too large),
+#: DEVROYE from |z| ~ 180 on (mean 64-3200 times too large). So each draw goes to a
+#: sampler inside the region where it passed: :func:`pg_method`.
 PG_DEVROYE: int = 1
+PG_ALTERNATE: int = 2
 PG_SADDLE: int = 3
 #: Not a polyagamma value: pick the cheaper exact sampler per draw (:func:`pg_method`).
 PG_AUTO: int = -1
@@ -403,20 +405,35 @@ PG_AUTO: int = -1
 #: From this shape on the saddle-point sampler is cheaper than Devroye's method (whose
 #: cost grows as h) and its draws pass the moment tests (1e6 draws at h = 14 to 50).
 SADDLE_MIN_H: float = 24.0
+#: The saddle-point sampler is used below this |z| only (it fails from |z| ~ 28).
+SADDLE_MAX_ABS_Z: float = 20.0
+#: Devroye's method is used below this |z| only (it fails from |z| ~ 180).
+DEVROYE_MAX_ABS_Z: float = 150.0
+#: From this |z| on, PG(h, z)'s relative sd ``1 / sqrt(h |z|)`` is below the double
+#: precision epsilon: the draw is its mean ``h / (2 |z|)``, taken without a random number
+#: (polyagamma's alternate sampler does not return from |z| ~ 1e60).
+POINT_MASS_ABS_Z: float = 1e32
+#: Not a polyagamma value: the point mass above.
+PG_POINT_MASS: int = -2
 
 
 @njit(cache=True, inline="always")
-def pg_method(h: float) -> int:
-    """Cheaper exact polyagamma sampler for ``PG(h, z)`` (measured on this project's machine).
+def pg_method(h: float, z: float) -> int:
+    """Cheaper exact polyagamma sampler for ``PG(h, z)`` where it is correct.
 
     Cost per draw (one thread, polyagamma 2.0.2): Devroye's method sums ``h`` exact
     ``PG(1, z)`` draws, about 40-60 ns per unit of ``h`` at ``|z| <= 1`` (up to 80
     at ``|z| = 3``); the saddle-point sampler costs a flat 650-900 ns and is cheaper
     from ``h ~ 22``. Devroye's method needs an integer ``h`` (the pair counts are).
+    Beyond :data:`SADDLE_MAX_ABS_Z` (``h >= 24``) or :data:`DEVROYE_MAX_ABS_Z`
+    (``h < 24``) the alternate sampler is used: the only one of the three that passes
+    the moment tests at large ``|z|`` (see the note above :data:`PG_DEVROYE`).
     """
+    if abs(z) >= POINT_MASS_ABS_Z:
+        return PG_POINT_MASS
     if h >= SADDLE_MIN_H:
-        return PG_SADDLE
-    return PG_DEVROYE
+        return PG_SADDLE if abs(z) < SADDLE_MAX_ABS_Z else PG_ALTERNATE
+    return PG_DEVROYE if abs(z) < DEVROYE_MAX_ABS_Z else PG_ALTERNATE
 
 
 def _load_pgm() -> object | None:
@@ -461,8 +478,11 @@ if HAVE_NATIVE_PG:
         for g in prange(bitgens.shape[0]):
             addr = bitgens[g]
             for j in range(group_ptr[g], group_ptr[g + 1]):
-                m = pg_method(h[j]) if method == PG_AUTO else method
-                out[j] = _pgm_random_polyagamma(addr, h[j], z[j], m)
+                m = pg_method(h[j], z[j]) if method == PG_AUTO else method
+                if m == PG_POINT_MASS:
+                    out[j] = h[j] / (2.0 * abs(z[j]))
+                else:
+                    out[j] = _pgm_random_polyagamma(addr, h[j], z[j], m)
 
 else:  # pragma: no cover - exercised only without the compiled symbol
 

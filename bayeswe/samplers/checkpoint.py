@@ -164,11 +164,12 @@ def read_checkpoint(
     if size == 0:
         raise CheckpointError(f"checkpoint {path} is empty (0 bytes)", path=path)
     try:
-        with np.load(path, allow_pickle=False) as f:
-            if not hasattr(f, "files"):
-                raise CheckpointError(
-                    f"checkpoint {path} is a single array, not a checkpoint (.npz)", path=path
-                )
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise CheckpointError(
+                f"checkpoint {path} is a single array, not a checkpoint (.npz)", path=path
+            )
+        with loaded as f:
             if "meta" not in f.files:
                 raise CheckpointError(f"checkpoint {path} has no meta record", path=path)
             meta = json.loads(str(f["meta"]))

@@ -105,17 +105,25 @@ OMEGA_SCHEDULES: tuple[str, ...] = ("per-sweep", "per-block")
 _METHODS = {"auto": kern.PG_AUTO, "devroye": kern.PG_DEVROYE, "saddle": kern.PG_SADDLE}
 
 
-def pg_methods(h: NDArray[np.float64]) -> NDArray[np.int32]:
+def pg_methods(h: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.int32]:
     """polyagamma's ``sampler_t`` that :func:`bayeswe.kernels.pg_gibbs.pg_method` picks.
 
-    Exact samplers only, the cheaper for each ``h``: Devroye's method for ``h < 24``
-    (integers), the saddle-point sampler from ``h = 24`` on. polyagamma's default
-    "hybrid" switches to a *normal approximation* for large ``h``, which would make
-    the Gibbs sampler approximate (frequent word pairs have large ``n``); its
-    "alternate" sampler, and "saddle" at small ``h``, fail the moment tests.
+    Exact samplers only, the cheaper for each ``h`` where it is correct: Devroye's
+    method for ``h < 24`` (integers) and ``|z| < 150``, the saddle-point sampler from
+    ``h = 24`` on for ``|z| < 20``, the alternate sampler beyond those ``|z|``.
+    polyagamma's default "hybrid" switches to a *normal approximation* for large
+    ``h``, which would make the Gibbs sampler approximate (frequent word pairs have
+    large ``n``); its "alternate" sampler fails the moment tests at small ``|z|``,
+    "saddle" at small ``h`` and from ``|z| ~ 28``, "devroye" from ``|z| ~ 180``.
     """
     h = np.asarray(h, dtype=np.float64)
-    return np.where(h >= kern.SADDLE_MIN_H, kern.PG_SADDLE, kern.PG_DEVROYE).astype(np.int32)
+    big = np.abs(np.asarray(z, dtype=np.float64))
+    choice = np.where(
+        h >= kern.SADDLE_MIN_H,
+        np.where(big < kern.SADDLE_MAX_ABS_Z, kern.PG_SADDLE, kern.PG_ALTERNATE),
+        np.where(big < kern.DEVROYE_MAX_ABS_Z, kern.PG_DEVROYE, kern.PG_ALTERNATE),
+    )
+    return np.where(big >= kern.POINT_MASS_ABS_Z, kern.PG_POINT_MASS, choice).astype(np.int32)
 
 
 def polya_gamma(
@@ -163,7 +171,7 @@ def polya_gamma(
         out = np.empty(h.shape, dtype=np.float64)
     if not out.size:
         return out
-    devroye = h < kern.SADDLE_MIN_H if method == "auto" else method == "devroye"
+    devroye = pg_methods(h, z) == kern.PG_DEVROYE if method == "auto" else method == "devroye"
     if not np.all(h[devroye] == np.floor(h[devroye])):
         raise ValueError("Devroye's method needs integer shapes h (h < 24 for method='auto')")
     if native is None:
@@ -173,12 +181,15 @@ def polya_gamma(
         group = np.array([0, h.size], dtype=np.int64)
         kern.polya_gamma_groups(address, group, h, z, _METHODS[method], out)
         return out
-    methods = pg_methods(h) if method == "auto" else np.full(h.size, _METHODS[method])
-    names = {v: k for k, v in _METHODS.items()}
+    methods = pg_methods(h, z) if method == "auto" else np.full(h.size, _METHODS[method])
+    names = {v: k for k, v in _METHODS.items()} | {kern.PG_ALTERNATE: "alternate"}
     # Python API, one call per run of pairs with the same method. polyagamma 2.0.2 fills
     # an array from its last element, so each run is passed reversed to keep the order.
     change = np.flatnonzero(np.diff(methods)) + 1
     for a, b in zip(np.r_[0, change], np.r_[change, h.size], strict=True):
+        if methods[a] == kern.PG_POINT_MASS:
+            out[a:b] = h[a:b] / (2.0 * np.abs(z[a:b]))
+            continue
         part = np.empty(b - a)
         random_polyagamma(
             h[a:b][::-1].copy(), z[a:b][::-1].copy(), out=part, method=names[methods[a]],
@@ -308,8 +319,8 @@ class SGNSGibbsProblem:
         prior_sd = float(fields["lambda"])
         if not (math.isfinite(prior_sd) and prior_sd > 0):
             raise SGNSDataError(f"lambda must be positive and finite, got {prior_sd}")
-        if (problem := magnitude_problem("lambda (the prior sd)", prior_sd)) is not None:
-            raise SGNSDataError(problem)
+        if (issue := magnitude_problem("lambda (the prior sd)", prior_sd)) is not None:
+            raise SGNSDataError(issue)
         if sgns.P == 0:
             raise SGNSDataError("the data hold no (target, context) pairs: nothing to fit")
         is_free = np.ones(V, dtype=bool)
@@ -721,6 +732,8 @@ def _read_checkpoint(path: Path, chains: int) -> tuple[dict[str, NDArray[Any]], 
         ) from None
     if sweep < 0:
         raise CheckpointError(f"checkpoint {path} has a malformed meta record", path=path)
+    if not (np.isfinite(arrays["rho"]).all() and np.isfinite(arrays["alpha"]).all()):
+        raise CheckpointError(f"checkpoint {path} holds a non-finite state", path=path)
     return arrays, meta
 
 
@@ -754,7 +767,14 @@ def _initial_matrices(
             if free.shape != (len(problem.free_index), problem.K):
                 raise ValueError(f"initial alpha_free has shape {free.shape}")
             alpha = problem.full_alpha(free)
-        out.append((np.asarray(i["rho"], dtype=float), alpha))
+        rho = np.asarray(i["rho"], dtype=float)
+        for name, value in (("rho", rho), ("alpha", alpha)):
+            if not np.isfinite(value).all():
+                raise ValueError(f"initial {name} holds NaN or infinite values")
+            largest = float(np.abs(value).max(initial=0.0))
+            if largest > 1.0 and (issue := magnitude_problem(f"initial max |{name}|", largest)):
+                raise ValueError(f"{issue}; start on the prior's scale or at the MAP")
+        out.append((rho, alpha))
     return out
 
 

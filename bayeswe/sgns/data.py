@@ -30,11 +30,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bayeswe.options import magnitude_problem
-from bayeswe.sgns.errors import SGNSDataError
+from bayeswe.sgns.errors import IdentificationError, SGNSDataError
 
 __all__ = ["SGNSData", "default_vocabulary"]
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 def default_vocabulary(V: int) -> tuple[str, ...]:
@@ -82,7 +83,13 @@ def _int_array(name: str, value: ArrayLike) -> NDArray[np.int64]:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise SGNSDataError(f"{name} must hold integers")
-    elif arr.dtype.kind not in "iu":
+        if np.abs(arr).max() >= 2.0**63:
+            bad = float(arr[np.abs(arr) >= 2.0**63][0])
+            raise SGNSDataError(f"{name} holds {bad:g}, beyond the int64 range")
+    elif arr.dtype.kind == "u":
+        if arr.max() > _INT64_MAX:
+            raise SGNSDataError(f"{name} holds {arr.max()}, beyond the int64 range")
+    elif arr.dtype.kind != "i":
         raise SGNSDataError(f"{name} must hold integers, got dtype {arr.dtype}")
     return arr.astype(np.int64)
 
@@ -202,6 +209,10 @@ class SGNSData:
                 raise SGNSDataError(f"{name} holds an index outside the vocabulary [0, {V})")
         if nn.size and nn.min() < 0:
             raise SGNSDataError("n must be >= 0")
+        if nn.size and nn.max() > _INT32_MAX:
+            raise SGNSDataError(f"n exceeds Stan's int range (max {nn.max()} > {_INT32_MAX})")
+        if npos.size and npos.min() < 0:
+            raise SGNSDataError(f"n_pos must be >= 0, found {npos.min()}")
         keep = nn > 0
         if np.any(npos[~keep] != 0):
             raise SGNSDataError("n_pos must be 0 where n is 0")
@@ -331,7 +342,12 @@ class SGNSData:
         """
         if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
             raise SGNSDataError(f"K must be a positive integer, got {K!r}")
-        if isinstance(prior_sd, bool) or not np.isfinite(prior_sd) or prior_sd <= 0:
+        if (
+            isinstance(prior_sd, bool)
+            or not isinstance(prior_sd, (int, float, np.integer, np.floating))
+            or not np.isfinite(prior_sd)
+            or prior_sd <= 0
+        ):
             raise SGNSDataError(f"prior_sd must be a positive number, got {prior_sd!r}")
         if (problem := magnitude_problem("prior_sd", prior_sd)) is not None:
             raise SGNSDataError(problem)
@@ -362,6 +378,13 @@ class SGNSData:
         if fixed_index is not None:
             from bayeswe.sgns.identify import check_anchors
 
+            try:
+                fixed_index = np.asarray(fixed_index)
+                fixed_alpha = np.asarray(fixed_alpha, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise IdentificationError(
+                    f"fixed_index and fixed_alpha must be numeric arrays: {exc}"
+                ) from None
             index, matrix = check_anchors(fixed_index, fixed_alpha, V=self.V, K=int(K))
             data["fixed_index"] = (index + 1).astype(np.int64)
             data["fixed_alpha"] = matrix
@@ -430,9 +453,12 @@ class SGNSData:
     def from_dict(cls, d: Mapping[str, Any]) -> SGNSData:
         """Inverse of :meth:`to_dict`."""
         try:
-            return cls(d["vocabulary"], d["target"], d["context"], d["n"], d["n_pos"])
+            fields = [d[k] for k in ("vocabulary", "target", "context", "n", "n_pos")]
         except KeyError as exc:
             raise SGNSDataError(f"missing key {exc.args[0]!r}") from None
+        except TypeError:
+            raise SGNSDataError(f"from_dict needs a mapping, got {type(d).__name__}") from None
+        return cls(*fields)
 
 
 def _offsets(sorted_index: NDArray[Any], V: int) -> NDArray[np.int64]:

@@ -54,6 +54,7 @@ from bayeswe.errors import (
     StanError,
     StanInitError,
     StanRuntimeError,
+    StanTimeoutError,
 )
 from bayeswe.inference_data import from_cmdstanpy
 from bayeswe.model_spec import (
@@ -669,6 +670,14 @@ class _StanRun:
         kwargs.setdefault("show_console", False)
         try:
             result = func(output_dir=str(directory), **kwargs)
+        except TimeoutError as exc:
+            # cmdstanpy kills the run and raises the builtin TimeoutError (an OSError)
+            timeout = kwargs.get("timeout")
+            raise StanTimeoutError(
+                f"{what} of model {self.spec.name!r} was stopped after the timeout of "
+                f"{timeout} s: {exc}",
+                stan_message=_console_since(directory, before),
+            ) from exc
         except (RuntimeError, ValueError) as exc:
             console = _console_since(directory, before)
             if not console and isinstance(exc, ValueError):

@@ -167,8 +167,16 @@ def _read_stamp(path: Path) -> dict[str, str]:
 @contextlib.contextmanager
 def _lock(name: str) -> Iterator[None]:
     """Inter-process lock, so concurrent first uses build things only once."""
-    cache_dir().mkdir(parents=True, exist_ok=True)
-    with open(cache_dir() / f".{name}.lock", "w") as fh:
+    path = cache_dir() / f".{name}.lock"
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        fh = open(path, "a")  # noqa: SIM115 - closed below, after the unlock
+    except OSError as exc:
+        raise ToolchainError(
+            f"cannot build into the cache {cache_dir()} (lock file {path}: {exc.strerror}); "
+            "make it writable or point BAYESWE_CACHE_DIR at a writable directory"
+        ) from exc
+    with fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
@@ -196,6 +204,10 @@ def build_bundled(
     httpstan_dir = _httpstan_dir()
     toolchain_id = _bundled_id()
     target = bundled_path()
+    # A complete installation is used without the lock, so that a read-only shared
+    # cache (a cluster's software directory) works: the lock is only taken to build.
+    if not force and _read_stamp(target).get("toolchain_id") == toolchain_id:
+        return target
     with _lock("toolchain"):
         if not force and _read_stamp(target).get("toolchain_id") == toolchain_id:
             return target
@@ -333,11 +345,24 @@ def compile_model(stan_file: str | Path) -> cmdstanpy.CmdStanModel:
     name = stan_file.stem
     final = cache_dir() / "models" / f"{name}-{model_cache_key(stan_file, tc)}"
     exe = final / name
-    if not exe.is_file():
+    if not _usable_executable(exe):
         with _lock("models"):
-            if not exe.is_file():
+            if not _usable_executable(exe):
+                # a missing or empty executable (a crash, a full disk, a cleaned-up
+                # cache) is rebuilt once from the program
+                shutil.rmtree(final, ignore_errors=True)
                 _compile_into(stan_file, final)
+        if not _usable_executable(exe):
+            raise ToolchainError(f"compiling {stan_file} left no usable executable at {exe}")
     return cmdstanpy.CmdStanModel(stan_file=str(final / stan_file.name), exe_file=str(exe))
+
+
+def _usable_executable(exe: Path) -> bool:
+    try:
+        st = exe.stat()
+    except OSError:
+        return False
+    return exe.is_file() and st.st_size > 0 and os.access(exe, os.X_OK)
 
 
 def _compile_into(stan_file: Path, final: Path) -> None:

@@ -173,12 +173,43 @@ def test_polya_gamma_moments(h: float, z: float, method: str) -> None:
     assert abs(w.var() - var) < 4.5 * np.sqrt((m4 - w.var() ** 2) / N)
 
 
+@pytest.mark.parametrize(
+    ("h", "z"),
+    [(1.0, 200.0), (7.0, -400.0), (23.0, 2000.0), (24.0, 30.0), (100.0, -45.0), (3000.0, 500.0)],
+)
+def test_polya_gamma_moments_at_large_z(h: float, z: float) -> None:
+    """The per-draw choice where polyagamma 2.0.2's Devroye (|z| >= 180) and saddle-point
+    (|z| >= 28) samplers return means 64-3200 and 2.75 times too large: the tests of
+    :func:`test_polya_gamma_moments` with the large-|z| moments in their stable form
+    (Var = h/(4z^3) (2 tanh(z/2) - z / cosh^2(z/2))).
+    """
+    N = 100_000
+    rng = np.random.default_rng(int(h * 7 + abs(z)) % 2**32)
+    w = polya_gamma(np.full(N, h), np.full(N, z), rng)
+    a = abs(z)
+    mean = h / (2 * a) * np.tanh(a / 2)
+    var = h / (4 * a**3) * (2 * np.tanh(a / 2) - a / np.cosh(min(a / 2, 350.0)) ** 2)
+    assert abs(w.mean() - mean) < 4.5 * w.std() / np.sqrt(N)
+    m4 = np.mean((w - w.mean()) ** 4)
+    assert abs(w.var() - var) < 4.5 * np.sqrt((m4 - w.var() ** 2) / N)
+
+
 def test_pg_method_choice() -> None:
-    """Devroye's method below h = 24, the saddle-point sampler from 24 on; bad requests refused."""
-    h = np.array([1, 5, 23, 24, 300, 24.5])
-    expected = [kern.PG_DEVROYE] * 3 + [kern.PG_SADDLE] * 3
-    assert list(pg.pg_methods(h)) == expected
-    assert [kern.pg_method(a) for a in h] == expected
+    """Devroye's method below h = 24, the saddle-point sampler from 24 on, each inside the
+    |z| where it is correct, the alternate sampler beyond; bad requests refused."""
+    h = np.array([1, 5, 23, 24, 300, 24.5, 1, 23, 24, 300])
+    z = np.array([0, -149, 3, 0, -19.9, 5, 150, -1e4, 20, -25])
+    D, S, A = kern.PG_DEVROYE, kern.PG_SADDLE, kern.PG_ALTERNATE
+    expected = [D, D, D, S, S, S, A, A, A, A]
+    assert list(pg.pg_methods(h, z)) == expected
+    assert [kern.pg_method(a, b) for a, b in zip(h, z, strict=True)] == expected
+    # beyond |z| = 1e32 the draw is the mean h / (2|z|) to double precision (relative sd
+    # 1/sqrt(h|z|) < 1e-16); polyagamma's samplers would not return from |z| ~ 1e60
+    huge = np.array([1e32, -1e60, 1e300])
+    assert set(pg.pg_methods(np.full(3, 5.0), huge)) == {kern.PG_POINT_MASS}
+    for native in (True, False) if kern.HAVE_NATIVE_PG else (False,):
+        w = polya_gamma(np.full(3, 5.0), huge, np.random.default_rng(0), native=native)
+        np.testing.assert_array_equal(w, 5.0 / (2 * np.abs(huge)))
     z = np.zeros(2)
     with pytest.raises(ValueError, match="method"):
         polya_gamma(np.ones(2), z, np.random.default_rng(0), method="alternate")
@@ -207,14 +238,16 @@ def test_native_pg_matches_the_python_api() -> None:
     h = rng.integers(1, 400, size=20_000).astype(float)
     h[:10_000] = rng.integers(1, 24, size=10_000)
     z = rng.normal(0, 3, size=h.size)
-    assert set(pg.pg_methods(h)) == {kern.PG_DEVROYE, kern.PG_SADDLE}
+    z[:50] = rng.choice([-1, 1], size=50) * rng.uniform(20, 500, size=50)
+    assert set(pg.pg_methods(h, z)) == {kern.PG_DEVROYE, kern.PG_SADDLE, kern.PG_ALTERNATE}
     native = polya_gamma(h, z, np.random.default_rng(9), native=True)
     python = polya_gamma(h, z, np.random.default_rng(9), native=False)
     assert np.array_equal(np.sort(native), np.sort(python))
     np.testing.assert_array_equal(native, python)
     # moments: sum of standardized deviations is N(0, 1) under the analytic mean/var
-    mean = h / (2 * z) * np.tanh(z / 2)
-    var = h / (4 * z**3) * (np.sinh(z) - z) / np.cosh(z / 2) ** 2
+    a = np.abs(z)
+    mean = h / (2 * a) * np.tanh(a / 2)
+    var = h / (4 * a**3) * (2 * np.tanh(a / 2) - a / np.cosh(a / 2) ** 2)
     for draws in (native, python):
         assert abs(np.sum((draws - mean) / np.sqrt(var)) / np.sqrt(h.size)) < 4.5
 
