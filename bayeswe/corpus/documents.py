@@ -53,6 +53,11 @@ class Corpus:
             raise CorpusError(f"{len(ids)} doc_ids for {len(docs)} documents")
         if len(set(ids)) != len(ids):
             raise CorpusError("doc_ids must be unique")
+        if not isinstance(self.metadata, pd.DataFrame):
+            raise CorpusError(
+                f"metadata must be a pandas DataFrame (one row per document), got "
+                f"{type(self.metadata).__name__}"
+            )
         if len(self.metadata) != len(docs):
             raise CorpusError(f"metadata has {len(self.metadata)} rows for {len(docs)} documents")
         object.__setattr__(self, "documents", docs)

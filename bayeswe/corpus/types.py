@@ -34,6 +34,38 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _integer_array(name: str, value: Any, *, limit: int) -> np.ndarray:
+    """``value`` as int64, refusing non-numbers, fractions, non-finite values and
+    magnitudes beyond ``limit`` (which a cast would silently wrap or truncate)."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise CorpusError(f"{name} must be an array of integers: {exc}") from None
+    if arr.dtype == object and arr.size:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise CorpusError(f"{name} must hold integers, got {arr.flat[0]!r}") from None
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise CorpusError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise CorpusError(f"{name} holds a NaN or infinite value")
+        if not (arr == np.floor(arr)).all():
+            bad = arr[arr != np.floor(arr)][0]
+            raise CorpusError(f"{name} must hold integers, found {float(bad)!r}")
+    big = np.abs(arr.astype(np.float64)).max()
+    if big > limit:
+        raise CorpusError(f"{name} holds {big:.0f}, beyond the supported maximum {limit}")
+    return arr.astype(np.int64)
+
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+_INT64_SAFE = 2**62
+
+
 @dataclass(frozen=True, eq=False)
 class Vocabulary:
     """Words with integer ids (their position in ``words``) and corpus counts.
@@ -56,6 +88,10 @@ class Vocabulary:
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.words, str) or not isinstance(self.words, Iterable):
+            raise CorpusError(
+                f"vocabulary words must be a sequence of strings, got {type(self.words).__name__}"
+            )
         words = tuple(str(w) for w in self.words)
         if not words:
             raise CorpusError("a vocabulary needs at least one word")
@@ -67,7 +103,7 @@ class Vocabulary:
         counts = (
             np.zeros(len(words), dtype=np.int64)
             if self.counts is None
-            else np.asarray(self.counts, dtype=np.int64)
+            else _integer_array("vocabulary counts", self.counts, limit=_INT64_SAFE)
         )
         if counts.shape != (len(words),):
             raise CorpusError(
@@ -199,9 +235,10 @@ class BagOfWords:
     metadata: pd.DataFrame | None = None
 
     def __post_init__(self) -> None:
-        doc_ptr = np.asarray(self.doc_ptr, dtype=np.int64)
-        word_ids = np.asarray(self.word_ids)
-        counts = np.asarray(self.counts)
+        doc_ptr = _integer_array("doc_ptr", self.doc_ptr, limit=_INT64_SAFE)
+        word_ids = _integer_array("word_ids", self.word_ids, limit=_INT64_SAFE)
+        # counts are stored as int32 (the kernels' and Stan's int)
+        counts = _integer_array("document-term counts", self.counts, limit=_INT32_MAX)
         if doc_ptr.ndim != 1 or doc_ptr.size < 1 or doc_ptr[0] != 0:
             raise CorpusError("doc_ptr must be a 1-d array starting at 0")
         if (np.diff(doc_ptr) < 0).any():
@@ -262,7 +299,7 @@ class BagOfWords:
         ids: list[np.ndarray] = []
         cnts: list[np.ndarray] = []
         for d, doc in enumerate(documents):
-            arr = np.asarray(doc, dtype=np.int64)
+            arr = _integer_array(f"token ids of document {d}", doc, limit=_INT64_SAFE)
             if arr.size and (arr.min() < 0 or arr.max() >= V):
                 raise CorpusError(f"document {d} has a word id out of range [0, {V})")
             uniq, c = np.unique(arr, return_counts=True)
@@ -281,7 +318,7 @@ class BagOfWords:
     @classmethod
     def from_dense(cls, matrix: np.ndarray, vocabulary: Vocabulary, **kwargs: Any) -> BagOfWords:
         """From a dense ``(n_docs, V)`` array of non-negative integer counts."""
-        m = np.asarray(matrix)
+        m = _integer_array("document-term counts", matrix, limit=_INT32_MAX)
         if m.ndim != 2 or m.shape[1] != len(vocabulary):
             raise CorpusError(
                 f"a dense document-term matrix must have shape (n_docs, {len(vocabulary)}), "

@@ -92,7 +92,11 @@ class LDAData:
         if K < 2:
             raise LDADataError(f"n_topics must be >= 2, got {K}")
         object.__setattr__(self, "n_topics", int(K))
-        if np.ndim(self.alpha) == 0:
+        try:
+            alpha_ndim = np.ndim(self.alpha)
+        except (TypeError, ValueError):  # a ragged nested sequence
+            raise LDADataError(f"alpha must be numeric, got {self.alpha!r}") from None
+        if alpha_ndim == 0:
             object.__setattr__(self, "alpha", _positive_finite("alpha", self.alpha))  # type: ignore[arg-type]
         else:
             try:

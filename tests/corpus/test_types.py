@@ -1,8 +1,10 @@
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from bayeswe.corpus import BagOfWords, CorpusError, Vocabulary
+from bayeswe.corpus import BagOfWords, Corpus, CorpusError, Vocabulary
 
 
 def test_vocabulary_from_counts_orders_by_frequency_then_alphabet():
@@ -65,5 +67,33 @@ def test_bag_of_words_rejects_bad_input():
         BagOfWords(vocab, [0, 2], [1, 0], [1, 1])
     with pytest.raises(CorpusError, match="metadata"):
         BagOfWords(vocab, [0, 1], [1], [1], metadata=pd.DataFrame({"a": [1, 2]}))
-    with pytest.raises(CorpusError, match="non-negative integers"):
+    with pytest.raises(CorpusError, match="counts must hold integers, found 0.5"):
         BagOfWords.from_dense(np.array([[0.5, 1.0]]), vocab)
+
+
+_VOC3 = ("a", "b", "c")
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda v: BagOfWords(v, [0, 1], [0], [2**31]), "beyond the supported maximum"),
+        (lambda v: BagOfWords.from_dense(np.array([[2**40, 0, 0]]), v), "beyond the supported"),
+        (lambda v: BagOfWords(v, [0, 1], [0], [1.5]), "counts must hold integers, found 1.5"),
+        (lambda v: BagOfWords(v, [0, 1], [1.5], [1]), "word_ids must hold integers, found 1.5"),
+        (lambda v: BagOfWords(v, [0, 1.5], [0], [1]), "doc_ptr must hold integers"),
+        (lambda v: BagOfWords.from_token_ids([[0.7]], v), "document 0 must hold integers"),
+        (lambda v: BagOfWords.from_dense(np.array([[np.inf, 0, 0]]), v), "NaN or infinite"),
+        (lambda v: BagOfWords.from_dense(np.array([["x", "y", "z"]]), v), "got dtype <U1"),
+        (lambda v: BagOfWords(v, [0, 1], ["a"], [1]), "word_ids must hold integers"),
+        (lambda v: Vocabulary(("a",), counts=["x"]), "vocabulary counts must hold integers"),
+        (lambda v: Vocabulary(("a",), counts=[np.nan]), "NaN or infinite"),
+        (lambda v: Vocabulary(None), "sequence of strings, got NoneType"),
+        (lambda v: Corpus("x", (("a",),), ("0",), None), "metadata must be a pandas DataFrame"),
+    ],
+)
+def test_values_a_cast_would_wrap_or_truncate_are_refused(build, message) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning on the way to the error
+        with pytest.raises(CorpusError, match=message):
+            build(Vocabulary(_VOC3))
