@@ -1,7 +1,8 @@
 """The ``bayeswe`` command line.
 
 ``bayeswe toolchain [path|build]``, ``bayeswe data [fetch|list]``, ``bayeswe demo``,
-``bayeswe compare sgns`` (inference methods on simulated SGNS data) and
+``bayeswe compare sgns`` (inference methods on simulated SGNS data),
+``bayeswe sbc SAMPLER`` (simulation-based calibration) and
 ``bayeswe bench NAME`` (the benchmarks listed in :data:`BENCHMARKS`).
 
 Errors are answered in one line on stderr, ``bayeswe: error: <message>``, without a
@@ -159,6 +160,59 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     settings = _demo_settings(args)
     result = run_demo(args.out, settings, progress=_progress, download=not args.no_download)
     print(result.report, end="")
+    return 0
+
+
+def _sbc_names(args: argparse.Namespace) -> list[str]:
+    from bayeswe.sbc import case_names
+
+    names = list(case_names()) if args.samplers == ["all"] else list(args.samplers)
+    unknown = [n for n in names if n not in case_names()]
+    if unknown:
+        raise ValueError(
+            f"unknown sampler(s) {', '.join(unknown)}; known: {', '.join(case_names())} or all"
+        )
+    return names
+
+
+def _check_sbc(args: argparse.Namespace) -> None:
+    if args.list:
+        if args.samplers:
+            raise ValueError("--list takes no sampler names")
+        return
+    if not args.samplers:
+        raise ValueError("name one or more samplers, or all (see --list)")
+    _sbc_names(args)
+    if args.replications < 10:
+        raise ValueError(f"--replications must be >= 10, got {args.replications}")
+    if not 0 <= args.seed <= MAX_SEED:
+        raise ValueError(f"--seed must be in [0, {MAX_SEED}], got {args.seed}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    check_output_dir(args.out, "--out")
+
+
+def _cmd_sbc(args: argparse.Namespace) -> int:
+    from bayeswe.bench.harness import finish_run, start_run
+    from bayeswe.sbc import CASES, run_sbc, write_sbc
+
+    if args.list:
+        for name, (case, _) in CASES.items():
+            kind = "approximate" if case.approximate else "exact"
+            print(f"{name:<22} {kind:<11} {case.design}")
+        return 0
+    rows = []
+    for name in _sbc_names(args):
+        facts = start_run()
+        result = run_sbc(name, replications=args.replications, seed=args.seed, workers=args.workers)
+        directory = write_sbc(result, args.out, finish_run(facts))
+        s = result.summary()
+        rows.append(s)
+        print(
+            f"{name:<22} R={s['replications']:<5} family p={s['family_p_value']:<9.3g} "
+            f"power(sd x1.25)={s['power_sd_x1.25']:.2f}  {s['verdict']:<14} {directory}",
+            flush=True,
+        )
     return 0
 
 
@@ -345,6 +399,19 @@ def build_parser() -> argparse.ArgumentParser:
     build_compare_parser(sgns)
     _add_debug(sgns)
     sgns.set_defaults(func=_cmd_compare, check=_check_compare, where="compare sgns")
+
+    sbc = sub.add_parser(
+        "sbc",
+        help="simulation-based calibration of the samplers: ranks, histogram, uniformity test",
+    )
+    sbc.add_argument("samplers", nargs="*", help="samplers to check (see --list), or all")
+    sbc.add_argument("--list", action="store_true", help="list the samplers and their designs")
+    sbc.add_argument("--replications", "-R", type=int, default=200, help="replications (200)")
+    sbc.add_argument("--seed", type=int, default=20261125, help="seed of the replications")
+    sbc.add_argument("--workers", type=int, default=1, help="worker processes (1)")
+    sbc.add_argument("--out", default="bayeswe-sbc", help="output directory (bayeswe-sbc)")
+    _add_debug(sbc)
+    sbc.set_defaults(func=_cmd_sbc, check=_check_sbc, where="sbc")
 
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="benchmark", required=True)

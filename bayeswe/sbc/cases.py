@@ -1,0 +1,467 @@
+"""The SBC cases: a small model per sampler, drawn from its prior, and the statistics ranked.
+
+Every case is tiny on purpose: hundreds of replications must run in minutes, and with
+few data the prior shapes the posterior as much as the data do, so a sampler that
+gets the prior's scale wrong is caught (hyperparameters are never 1, where sd,
+variance and precision coincide).
+
+Gibbs chains start at the true parameters and discard a warm-up: a chain started in
+its stationary distribution stays there, so any bias in the ranks comes from the
+transition kernel (a start from the prior would also test how fast the chain forgets
+it). Kept draws are thinned so that their autocorrelation does not widen the rank
+histogram's spread.
+
+Topic models are label-switching: their statistics are functions of the assignments
+``z`` that do not change when topics are relabelled (log p(z), log p(w | z), counts of
+token pairs sharing a topic), computed exactly from the state after each kept sweep.
+The ``phi``/``theta`` outputs of the collapsed samplers are conditional means given
+``z`` (Rao-Blackwellised), not draws, and are not ranked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+from scipy.special import expit, gammaln, multigammaln
+
+from bayeswe.sbc.core import rank_of
+
+__all__ = ["CASES", "SBCCase", "case_names", "replicate"]
+
+#: Posterior draws per replication: ranks lie in 0..99, ten bins of ten ranks.
+N_DRAWS = 99
+
+
+@dataclass(frozen=True)
+class SBCCase:
+    """One sampler's SBC design."""
+
+    name: str
+    #: What is simulated and how the sampler is run, for the report.
+    design: str
+    statistics: tuple[str, ...]
+    settings: dict[str, Any] = field(default_factory=dict)
+    #: ``True`` for approximate methods, expected to fail (a measure of how far off).
+    approximate: bool = False
+
+
+# ----------------------------------------------------------------------------- SGNS
+
+SGNS_V, SGNS_K, SGNS_PAIR_COUNT = 6, 2, 4
+SGNS_FIXED = np.array([4, 5])
+SGNS_FIXED_ALPHA = np.array([[1.0, 0.2], [-0.3, 0.9]])
+SGNS_LAMBDA = 0.5
+SGNS_FREE = np.setdiff1d(np.arange(SGNS_V), SGNS_FIXED)
+SGNS_STATS = tuple(f"rho[{v},{k}]" for v in range(SGNS_V) for k in range(SGNS_K)) + tuple(
+    f"alpha[{v},{k}]" for v in SGNS_FREE for k in range(SGNS_K)
+)
+PG_WARMUP, PG_THIN = 300, 5
+
+
+def _sgns_draw(rng: np.random.Generator, lam: float) -> tuple[NDArray, NDArray, dict[str, Any]]:
+    """``rho``, ``alpha`` from the prior (eq. (6) of Yrjänäinen et al.), labels from eq. (5)."""
+    from bayeswe.sgns import SGNSData
+
+    V, K = SGNS_V, SGNS_K
+    rho = rng.normal(0.0, lam, size=(V, K))
+    alpha = np.empty((V, K))
+    alpha[SGNS_FREE] = rng.normal(0.0, lam, size=(len(SGNS_FREE), K))
+    alpha[SGNS_FIXED] = SGNS_FIXED_ALPHA
+    target, context = np.divmod(np.arange(V * V), V)
+    n = np.full(V * V, SGNS_PAIR_COUNT)
+    n_pos = rng.binomial(n, expit(np.sum(rho[target] * alpha[context], axis=1)))
+    data = SGNSData(V, target, context, n, n_pos).stan_data(
+        K, prior_sd=lam, fixed_index=SGNS_FIXED, fixed_alpha=SGNS_FIXED_ALPHA
+    )
+    return rho, alpha, data
+
+
+def _sgns_draws(idata: Any) -> NDArray[np.float64]:
+    post = idata.posterior
+    rho = post["rho"].values[0]
+    alpha = post["alpha"].values[0][:, SGNS_FREE]
+    return np.concatenate([rho.reshape(len(rho), -1), alpha.reshape(len(alpha), -1)], axis=1)
+
+
+def _pg_gibbs(omega: str) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
+
+        rho, alpha, data = _sgns_draw(rng, SGNS_LAMBDA)
+        idata = sample_pg_gibbs(
+            data, seed=seed, chains=1, iter_warmup=PG_WARMUP, iter_sampling=N_DRAWS * PG_THIN,
+            thin=PG_THIN, init={"rho": rho, "alpha": alpha}, threads=1, omega=omega,
+        )  # fmt: skip
+        truth = np.concatenate([rho.ravel(), alpha[SGNS_FREE].ravel()])
+        return rank_of(truth, _sgns_draws(idata), rng)
+
+    return run
+
+
+def _stan_sgns(method: str) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        import bayeswe
+
+        rho, alpha, data = _sgns_draw(rng, SGNS_LAMBDA)
+        options: dict[str, Any] = {"draws": N_DRAWS}
+        if method.startswith("advi"):
+            # a run that stops without reporting convergence still returns its q:
+            # how far off q is, is what is measured
+            options["require_converged"] = False
+        logger = logging.getLogger("cmdstanpy")
+        level = logger.level
+        logger.setLevel(logging.WARNING)  # one "Chain [1] start/done" pair per replication
+        try:
+            idata = bayeswe.fit("sgns_identified", data, method=method, seed=seed, **options)
+        finally:
+            logger.setLevel(level)
+        draws = _sgns_draws(idata)[:N_DRAWS]
+        truth = np.concatenate([rho.ravel(), alpha[SGNS_FREE].ravel()])
+        return rank_of(truth, draws, rng)
+
+    return run
+
+
+# ----------------------------------------------------------------------------- LDA
+
+LDA_DOCS, LDA_DOC_LENGTH, LDA_WORDS, LDA_TOPICS = 6, 12, 8, 3
+LDA_ALPHA, LDA_BETA = 0.5, 0.3
+TOPIC_WARMUP, TOPIC_THIN = 100, 5
+LDA_STATS = ("log_p_z", "log_p_w_given_z", "sum_n_dk_squared", "sum_n_wk_squared")
+
+
+def _log_dirichlet_multinomial(counts: NDArray, prior: NDArray) -> float:
+    """``sum_rows log int prod_k p_k^n_k Dir(p | prior) dp`` for count rows ``(R, K)``."""
+    n = counts.sum(axis=1)
+    a = prior.sum()
+    return float(
+        np.sum(gammaln(a) - gammaln(n + a)) + np.sum(gammaln(counts + prior) - gammaln(prior))
+    )
+
+
+def _lda_draw(rng: np.random.Generator) -> tuple[Any, NDArray[np.int32]]:
+    """Corpus and true ``z`` (in the corpus' token order) from LDA's generative model."""
+    from bayeswe.corpus import BagOfWords, Vocabulary
+    from bayeswe.lda import LDAData
+
+    D, L, V, K = LDA_DOCS, LDA_DOC_LENGTH, LDA_WORDS, LDA_TOPICS
+    phi = rng.dirichlet(np.full(V, LDA_BETA), size=K)
+    theta = rng.dirichlet(np.full(K, LDA_ALPHA), size=D)
+    docs, zs = [], []
+    for d in range(D):
+        z = rng.choice(K, size=L, p=theta[d])
+        w = np.array([rng.choice(V, p=phi[k]) for k in z])
+        order = np.argsort(w, kind="stable")  # BagOfWords.tokens(): words ascending per doc
+        docs.append(w[order])
+        zs.append(z[order])
+    vocab = Vocabulary(tuple(f"w{v}" for v in range(V)), np.ones(V, dtype=np.int64))
+    corpus = BagOfWords.from_token_ids(docs, vocab)
+    data = LDAData(corpus, n_topics=K, alpha=LDA_ALPHA, beta=LDA_BETA)
+    _, word = corpus.tokens()
+    if not np.array_equal(word, np.concatenate(docs)):  # pragma: no cover - layout guard
+        raise AssertionError("token order of BagOfWords.tokens() changed")
+    return data, np.concatenate(zs).astype(np.int32)
+
+
+def _lda_statistics(n_dk: NDArray, n_wk: NDArray, alpha: float, beta: float) -> NDArray:
+    K = n_dk.shape[1]
+    V = n_wk.shape[0]
+    return np.array(
+        [
+            _log_dirichlet_multinomial(n_dk, np.full(K, alpha)),
+            _log_dirichlet_multinomial(n_wk.T, np.full(V, beta)),
+            float(np.sum(n_dk.astype(np.int64) ** 2)),
+            float(np.sum(n_wk.astype(np.int64) ** 2)),
+        ]
+    )
+
+
+def _lda_cgs(
+    algorithm: str, prior_factor: float = 1.0
+) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    """``prior_factor != 1`` runs the sampler with alpha scaled by it (a wrong sampler)."""
+
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.kernels import lda_cgs as kern
+        from bayeswe.samplers import lda_cgs as cgs
+
+        data, z_true = _lda_draw(rng)
+        problem = cgs.CGSProblem.from_data(data)
+        if prior_factor != 1.0:
+            problem = dataclasses.replace(problem, alpha=problem.alpha * prior_factor)
+        K = problem.n_topics
+        n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
+        n_wk = np.zeros((problem.n_words, K), dtype=np.int32)
+        n_k = np.zeros(K, dtype=np.int64)
+        z = z_true.copy()
+        kern.counts_from_assignments(problem.tok_ptr, problem.word, z, n_dk, n_wk, n_k)
+        truth = _lda_statistics(n_dk, n_wk, LDA_ALPHA, LDA_BETA)
+        state = cgs.CGSState(z, n_dk, n_wk, n_k, cgs.chain_stream(seed, 0))
+        draws = np.empty((N_DRAWS, len(LDA_STATS)))
+        for _ in range(TOPIC_WARMUP):
+            cgs.step(problem, state, algorithm)
+        for i in range(N_DRAWS):
+            for _ in range(TOPIC_THIN):
+                cgs.step(problem, state, algorithm)
+            draws[i] = _lda_statistics(state.n_dk, state.n_wk, LDA_ALPHA, LDA_BETA)
+        return rank_of(truth, draws, rng)
+
+    return run
+
+
+# ----------------------------------------------------------------------- Gaussian LDA
+
+GLDA_DOCS, GLDA_DOC_LENGTH, GLDA_TOPICS, GLDA_DIM = 4, 6, 2, 2
+GLDA_ALPHA, GLDA_KAPPA, GLDA_NU = 0.5, 0.5, GLDA_DIM + 2.0
+GLDA_PSI = np.array([[0.6, 0.1], [0.1, 0.4]])
+GLDA_STATS = ("log_p_z", "log_p_v_given_z", "sum_n_dk_squared", "sum_n_k_squared")
+
+
+def _glda_draw(rng: np.random.Generator) -> tuple[Any, NDArray[np.int32]]:
+    """Corpus (each token its own word type, so the vectors are exact model draws) and ``z``.
+
+    ``Sigma_k ~ IW(Psi, nu)``, ``mu_k ~ N(mu0 = 0, Sigma_k / kappa)``,
+    ``theta_d ~ Dir(alpha)``, ``z ~ theta_d``, ``v ~ N(mu_z, Sigma_z)``.
+    """
+    from bayeswe.corpus import BagOfWords, Vocabulary
+    from bayeswe.glda import GaussianLDAData
+
+    K, D = GLDA_TOPICS, GLDA_DIM
+    Sigma = stats.invwishart(df=GLDA_NU, scale=GLDA_PSI).rvs(size=K, random_state=rng)
+    mu = np.stack([rng.multivariate_normal(np.zeros(D), Sigma[k] / GLDA_KAPPA) for k in range(K)])
+    theta = rng.dirichlet(np.full(K, GLDA_ALPHA), size=GLDA_DOCS)
+    z = np.concatenate([rng.choice(K, size=GLDA_DOC_LENGTH, p=t) for t in theta])
+    N = z.size
+    vectors = np.stack([rng.multivariate_normal(mu[k], Sigma[k]) for k in z])
+    vocab = Vocabulary(tuple(f"w{i}" for i in range(N)), np.ones(N, dtype=np.int64))
+    docs = [np.arange(d * GLDA_DOC_LENGTH, (d + 1) * GLDA_DOC_LENGTH) for d in range(GLDA_DOCS)]
+    data = GaussianLDAData(
+        BagOfWords.from_token_ids(docs, vocab), vectors, n_topics=K, alpha=GLDA_ALPHA,
+        mu0=np.zeros(D), kappa=GLDA_KAPPA, nu=GLDA_NU, Psi=GLDA_PSI,
+    )  # fmt: skip
+    return data, z.astype(np.int32)
+
+
+def _log_marginal_niw(x: NDArray[np.float64]) -> float:
+    """``log p(x_1..x_n)`` under ``N(mu, Sigma)``, ``(mu, Sigma) ~ NIW`` (the case's prior).
+
+    Murphy (2007), "Conjugate Bayesian analysis of the Gaussian distribution", eq. 266.
+    """
+    n, D = x.shape
+    if n == 0:
+        return 0.0
+    k0, n0, psi0 = GLDA_KAPPA, GLDA_NU, GLDA_PSI
+    mean = x.mean(axis=0)
+    centred = x - mean
+    kn, nn = k0 + n, n0 + n
+    psi_n = psi0 + centred.T @ centred + (k0 * n / kn) * np.outer(mean, mean)
+    return float(
+        -0.5 * n * D * np.log(np.pi)
+        + multigammaln(0.5 * nn, D) - multigammaln(0.5 * n0, D)
+        + 0.5 * n0 * np.linalg.slogdet(psi0)[1] - 0.5 * nn * np.linalg.slogdet(psi_n)[1]
+        + 0.5 * D * (np.log(k0) - np.log(kn))
+    )  # fmt: skip
+
+
+def _glda_statistics(vectors: NDArray, doc: NDArray, z: NDArray) -> NDArray:
+    """Statistics of ``z`` computed afresh from ``z`` and the data.
+
+    Not from the sampler's state (its factors carry rounding from rank-one updates): a
+    draw equal to the truth must give a bit-identical value, or the random tie-breaking
+    of the ranks would be replaced by the direction of rounding errors.
+    """
+    K = GLDA_TOPICS
+    n_dk = np.zeros((GLDA_DOCS, K), dtype=np.int64)
+    np.add.at(n_dk, (doc, z), 1)
+    n_k = n_dk.sum(axis=0)
+    return np.array(
+        [
+            _log_dirichlet_multinomial(n_dk, np.full(K, GLDA_ALPHA)),
+            sum(_log_marginal_niw(vectors[z == k]) for k in range(K)),
+            float(np.sum(n_dk**2)),
+            float(n_k @ n_k),
+        ]
+    )
+
+
+def _glda(
+    method: str, broken: int = 0, psi_factor: float = 1.0, **step_options: Any
+) -> Callable[[np.random.Generator, int], NDArray]:
+    """Power checks only: ``broken``, alias-MH with a wrong acceptance (see ``step``);
+    ``psi_factor != 1``, the sampler's prior scale ``Psi`` multiplied by it."""
+
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.samplers import gaussian_lda as glda
+
+        data, z_true = _glda_draw(rng)
+        problem = glda.GLDAProblem.from_data(data)
+        if psi_factor != 1.0:
+            psi = problem.Psi0 * psi_factor
+            problem = dataclasses.replace(
+                problem, Psi0=psi, logdet_psi0=float(np.linalg.slogdet(psi)[1])
+            )
+        state = glda.init_state(problem, seed=seed, method=method, z=z_true)
+        vectors, doc = problem.emb[problem.tok_word], problem.tok_doc
+        truth = _glda_statistics(vectors, doc, z_true)
+        draws = np.empty((N_DRAWS, len(GLDA_STATS)))
+        for _ in range(TOPIC_WARMUP):
+            glda.step(problem, state, method=method, _broken=broken, **step_options)
+        for i in range(N_DRAWS):
+            for _ in range(TOPIC_THIN):
+                glda.step(problem, state, method=method, _broken=broken, **step_options)
+            draws[i] = _glda_statistics(vectors, doc, state.z)
+        return rank_of(truth, draws, rng)
+
+    return run
+
+
+# ----------------------------------------------------------------------------- registry
+
+_SGNS_DESIGN = (
+    f"identified SGNS, V={SGNS_V}, K={SGNS_K}, prior sd lambda={SGNS_LAMBDA}, context "
+    f"vectors of words {SGNS_FIXED.tolist()} fixed; all {SGNS_V**2} (target, context) pairs "
+    f"observed n={SGNS_PAIR_COUNT} times; ranks of the 12 rho and 8 free alpha entries"
+)
+_LDA_DESIGN = (
+    f"LDA, {LDA_DOCS} documents x {LDA_DOC_LENGTH} tokens, V={LDA_WORDS}, K={LDA_TOPICS}, "
+    f"alpha={LDA_ALPHA}, beta={LDA_BETA}; chain started at the true z, {TOPIC_WARMUP} sweeps "
+    f"discarded, every {TOPIC_THIN}th kept; label-invariant statistics of z"
+)
+_GLDA_DESIGN = (
+    f"Gaussian LDA, {GLDA_DOCS} documents x {GLDA_DOC_LENGTH} tokens (each its own word type), "
+    f"K={GLDA_TOPICS}, D={GLDA_DIM}, alpha={GLDA_ALPHA}, kappa={GLDA_KAPPA}, nu={GLDA_NU}, "
+    f"Psi={GLDA_PSI.tolist()}; chain started at the true z, {TOPIC_WARMUP} sweeps discarded, "
+    f"every {TOPIC_THIN}th kept; label-invariant statistics of z"
+)
+#: alias-MH whose proposal never changes after a word's first table (an exact MH step)
+_FROZEN: dict[str, Any] = {"rebuild_every": 10**9, "fresh_doc": False}
+_PG = f"; {PG_WARMUP} sweeps from the true values discarded, every {PG_THIN}th kept"
+
+#: name -> (case, replication function)
+CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.int64]]]] = {
+    "pg-gibbs-per-sweep": (
+        SBCCase("pg-gibbs-per-sweep", _SGNS_DESIGN + _PG, SGNS_STATS, {"omega": "per-sweep"}),
+        _pg_gibbs("per-sweep"),
+    ),
+    "pg-gibbs-per-block": (
+        SBCCase("pg-gibbs-per-block", _SGNS_DESIGN + _PG, SGNS_STATS, {"omega": "per-block"}),
+        _pg_gibbs("per-block"),
+    ),
+    "lda-cgs": (
+        SBCCase("lda-cgs", _LDA_DESIGN, LDA_STATS, {"algorithm": "sparse"}),
+        _lda_cgs("sparse"),
+    ),
+    "lda-cgs-dense": (
+        SBCCase("lda-cgs-dense", _LDA_DESIGN, LDA_STATS, {"algorithm": "dense"}),
+        _lda_cgs("dense"),
+    ),
+    "glda-cgs": (SBCCase("glda-cgs", _GLDA_DESIGN, GLDA_STATS, {"method": "cgs"}), _glda("cgs")),
+    "glda-alias-mh": (
+        SBCCase(
+            "glda-alias-mh",
+            _GLDA_DESIGN,
+            GLDA_STATS,
+            {"method": "alias-mh", "mh_steps": 2, "rebuild_every": "K (default)"},
+        ),  # fmt: skip
+        _glda("alias-mh"),
+    ),
+    "glda-alias-mh-frozen": (
+        SBCCase(
+            "glda-alias-mh-frozen",
+            _GLDA_DESIGN + "; tables frozen after their first build",
+            GLDA_STATS,
+            {"method": "alias-mh", "mh_steps": 2, **_FROZEN},
+        ),  # fmt: skip
+        _glda("alias-mh", **_FROZEN),
+    ),
+    "advi-meanfield": (
+        SBCCase(
+            "advi-meanfield",
+            _SGNS_DESIGN + "; Stan ADVI, 99 draws from q",
+            SGNS_STATS,
+            {"method": "advi"},
+            approximate=True,
+        ),  # fmt: skip
+        _stan_sgns("advi"),
+    ),
+    "advi-fullrank": (
+        SBCCase(
+            "advi-fullrank",
+            _SGNS_DESIGN + "; Stan ADVI, 99 draws from q",
+            SGNS_STATS,
+            {"method": "advi-fullrank"},
+            approximate=True,
+        ),  # fmt: skip
+        _stan_sgns("advi-fullrank"),
+    ),
+    "pathfinder": (
+        SBCCase(
+            "pathfinder",
+            _SGNS_DESIGN + "; Stan Pathfinder, 99 draws",
+            SGNS_STATS,
+            {"method": "pathfinder"},
+            approximate=True,
+        ),  # fmt: skip
+        _stan_sgns("pathfinder"),
+    ),
+}
+
+#: Deliberately wrong samplers, for the power checks of the tests (not in the CLI).
+BROKEN: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.int64]]]] = {
+    "lda-cgs-alpha-x4": (
+        SBCCase(
+            "lda-cgs-alpha-x4", _LDA_DESIGN + "; sampler's alpha 4x the prior's", LDA_STATS
+        ),  # fmt: skip
+        _lda_cgs("sparse", prior_factor=4.0),
+    ),
+    "glda-cgs-psi-x2": (
+        SBCCase("glda-cgs-psi-x2", _GLDA_DESIGN + "; sampler's Psi 2x the prior's", GLDA_STATS),
+        _glda("cgs", psi_factor=2.0),
+    ),
+    "glda-alias-mh-log-ratio": (
+        SBCCase(
+            "glda-alias-mh-log-ratio",
+            _GLDA_DESIGN + "; tables frozen, MH ratio of log-densities in place of densities",
+            GLDA_STATS,
+        ),  # fmt: skip
+        _glda("alias-mh", broken=2, **_FROZEN),
+    ),
+    "glda-alias-mh-always-accept": (
+        SBCCase(
+            "glda-alias-mh-always-accept",
+            _GLDA_DESIGN + "; tables frozen after their first build, MH step always "
+            "accepts (the reference implementation's bug)",
+            GLDA_STATS,
+        ),  # fmt: skip
+        _glda("alias-mh", broken=1, **_FROZEN),
+    ),
+}
+
+
+def case_names() -> tuple[str, ...]:
+    return tuple(CASES)
+
+
+def _lookup(name: str) -> tuple[SBCCase, Callable[[np.random.Generator, int], NDArray]]:
+    if name in CASES:
+        return CASES[name]
+    if name in BROKEN:
+        return BROKEN[name]
+    raise KeyError(name)
+
+
+def replicate(name: str, seed: int, rep: int) -> NDArray[np.int64]:
+    """Ranks of replication ``rep`` of case ``name``: a function of ``(seed, rep)`` only."""
+    _, run = _lookup(name)
+    ss = np.random.SeedSequence(seed, spawn_key=(rep,))
+    sim_ss, sampler_ss = ss.spawn(2)
+    rng = np.random.default_rng(sim_ss)
+    sampler_seed = int(sampler_ss.generate_state(1, np.uint32)[0])
+    return run(rng, sampler_seed)

@@ -1,0 +1,159 @@
+"""Simulation-based calibration: the rank machinery, the reduced SBC of the samplers, power.
+
+The full runs (1,000 replications per sampler, ``bayeswe sbc all -R 1000``) are in the
+documentation; here every exact sampler gets 200 replications, tested at family level
+0.1 % (Bonferroni over its statistics), and deliberately wrong samplers must fail.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from bayeswe import cli
+from bayeswe.sbc import power, rank_of, run_sbc, uniformity_test
+from bayeswe.sbc.cases import N_DRAWS, SGNS_STATS
+
+REPS = 200
+SEED = 20261125
+
+
+# ----------------------------------------------------------------------- machinery
+
+
+def test_rank_counts_draws_below_and_breaks_ties_uniformly() -> None:
+    rng = np.random.default_rng(0)
+    draws = np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0], [4.0, 5.0]])
+    truth = np.array([2.5, 5.0])
+    ranks = np.array([rank_of(truth, draws, rng) for _ in range(5000)])
+    assert (ranks[:, 0] == 2).all()  # two draws below, no tie
+    # all four draws tie with the truth: the rank is uniform on 0..4
+    counts = np.bincount(ranks[:, 1], minlength=5)
+    assert stats.chisquare(counts).pvalue > 1e-3 and counts.sum() == 5000
+
+
+def test_uniformity_test_is_the_chi_square_of_ten_bins() -> None:
+    ranks = np.column_stack([np.arange(100), np.repeat([0, 99], 50)])  # uniform; two spikes
+    test = uniformity_test(ranks, n_draws=99, bins=10)
+    assert test.counts[0].tolist() == [10] * 10
+    assert test.counts[1].tolist() == [50] + [0] * 8 + [50]
+    assert test.p_values[0] == pytest.approx(1.0)
+    expected = stats.chisquare(test.counts[1]).pvalue
+    assert test.p_values[1] == pytest.approx(expected, rel=1e-12)
+    assert test.family_p_value == pytest.approx(min(1.0, 2 * expected), rel=1e-12)
+    with pytest.raises(ValueError, match="ranks must lie"):
+        uniformity_test(ranks + 1, n_draws=99)
+    with pytest.raises(ValueError, match="equal bins"):
+        uniformity_test(np.minimum(ranks, 98), n_draws=98)
+
+
+def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None:
+    null = power(replications=200, n_draws=99, n_statistics=1, level=0.05, simulations=20000)
+    # Monte Carlo sd of the rejection rate is 0.0015; the chi-square p-value is approximate
+    assert abs(null - 0.05) < 0.01
+    small = power(replications=200, n_draws=99, n_statistics=20, level=0.01, sd_ratio=1.25)
+    large = power(replications=1000, n_draws=99, n_statistics=20, level=0.01, sd_ratio=1.25)
+    assert small < 0.5 < 0.95 < large
+    shifted = power(replications=1000, n_draws=99, n_statistics=20, level=0.01, shift=0.25)
+    assert shifted > 0.9
+
+
+# ------------------------------------------------------------------ exact samplers
+
+
+@pytest.mark.parametrize(
+    "sampler", ["lda-cgs", "lda-cgs-dense", "glda-cgs", "glda-alias-mh", "glda-alias-mh-frozen"]
+)
+def test_exact_samplers_are_calibrated(sampler: str) -> None:
+    result = run_sbc(sampler, replications=REPS, seed=SEED)
+    assert result.ranks.shape == (REPS, len(result.case.statistics))
+    assert result.ranks.min() >= 0 and result.ranks.max() <= N_DRAWS
+    assert result.test.family_p_value > 1e-3, dict(
+        zip(result.case.statistics, result.test.p_values.round(5), strict=True)
+    )
+
+
+# ------------------------------------------------------- power: wrong samplers fail
+
+
+@pytest.mark.parametrize(
+    ("sampler", "replications", "worst"),
+    [
+        # the sampler's document prior alpha 4x the one the data were drawn with
+        ("lda-cgs-alpha-x4", 200, "log_p_z"),
+        # alias-MH with tables frozen and the MH ratio of log-densities
+        ("glda-alias-mh-log-ratio", 200, None),
+        # the sampler's inverse-Wishart scale Psi 2x the prior's
+        ("glda-cgs-psi-x2", 400, "log_p_v_given_z"),
+    ],
+)
+def test_wrong_samplers_fail(sampler: str, replications: int, worst: str | None) -> None:
+    result = run_sbc(sampler, replications=replications, seed=SEED)
+    assert result.test.family_p_value < 1e-4
+    if worst is not None:
+        assert result.summary()["worst_statistic"] == worst
+
+
+def test_ranks_do_not_depend_on_the_number_of_workers() -> None:
+    one = run_sbc("glda-alias-mh", replications=12, seed=5, workers=1)
+    two = run_sbc("glda-alias-mh", replications=12, seed=5, workers=2)
+    np.testing.assert_array_equal(one.ranks, two.ranks)
+    other = run_sbc("glda-alias-mh", replications=12, seed=6, workers=1)
+    assert not np.array_equal(one.ranks, other.ranks)
+
+
+# ---------------------------------------------------------------------- command
+
+
+def test_command_writes_ranks_histogram_and_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sbc"
+    code = cli.main(["sbc", "advi-meanfield", "pg-gibbs-per-block", "-R", "20", "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in printed] == ["advi-meanfield", "pg-gibbs-per-block"]
+    for name, approximate in (("advi-meanfield", True), ("pg-gibbs-per-block", False)):
+        directory = out / name
+        assert sorted(p.name for p in directory.iterdir()) == [
+            "histogram.png",
+            "ranks.csv",
+            "results.json",
+        ]
+        ranks = pd.read_csv(directory / "ranks.csv", index_col="replication")
+        assert list(ranks.columns) == list(SGNS_STATS) and len(ranks) == 20
+        assert ranks.to_numpy().min() >= 0 and ranks.to_numpy().max() <= N_DRAWS
+        record = json.loads((directory / "results.json").read_text())
+        summary = record["summary"]
+        assert summary["sampler"] == name and summary["approximate"] is approximate
+        assert summary["replications"] == 20 and summary["statistics"] == len(SGNS_STATS)
+        assert summary["verdict"] in ("calibrated", "miscalibrated")
+        assert set(record["p_values"]) == set(SGNS_STATS)
+        assert record["run"]["command"] and record["run"]["versions"]
+        assert (directory / "histogram.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["sbc"], "name one or more samplers"),
+        (["sbc", "hmc"], "unknown sampler(s) hmc"),
+        (["sbc", "lda-cgs", "-R", "5"], "--replications must be >= 10"),
+        (["sbc", "lda-cgs", "--workers", "0"], "--workers must be >= 1"),
+        (["sbc", "lda-cgs", "--seed", "-1"], "--seed must be in"),
+        (["sbc", "--list", "lda-cgs"], "--list takes no sampler names"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == cli.EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bayeswe: error: sbc: ") and message in err[0]
