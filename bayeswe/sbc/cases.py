@@ -116,7 +116,9 @@ def _stan_sgns(method: str) -> Callable[[np.random.Generator, int], NDArray[np.i
             # a run that stops without reporting convergence still returns its q:
             # how far off q is, is what is measured
             options["require_converged"] = False
-        logger = logging.getLogger("cmdstanpy")
+        from cmdstanpy.utils import get_logger
+
+        logger = get_logger()  # configured on first use, which would reset the level
         level = logger.level
         logger.setLevel(logging.WARNING)  # one "Chain [1] start/done" pair per replication
         try:

@@ -57,6 +57,27 @@ class SBCResult:
     def passed(self) -> bool:
         return self.test.family_p_value > self.level
 
+    @property
+    def outer_share(self) -> float:
+        """Share of all ranks in the two outer bins (``2 / bins`` when calibrated)."""
+        counts = self.test.counts.sum(axis=0)
+        return float((counts[0] + counts[-1]) / counts.sum())
+
+    @property
+    def implied_sd_ratio(self) -> float:
+        """Draws' sd over the posterior's that gives :attr:`outer_share` (normal model).
+
+        With draws ``N(0, c^2)`` and the truth ``N(0, 1)``, the truth's rank falls in the
+        outer ``1 / bins`` on each side with probability ``2 (1 - Phi(c z))``,
+        ``z = Phi^-1(1 - 1 / bins)``: solved for ``c``. Below 1: too narrow (a U),
+        above 1: too wide (a hump); a summary of how far off, pooled over statistics.
+        """
+        from scipy import stats
+
+        z = stats.norm.ppf(1.0 - 1.0 / self.test.bins)
+        share = min(max(self.outer_share, 1e-12), 1.0 - 1e-12)
+        return float(stats.norm.ppf(1.0 - share / 2.0) / z)
+
     def summary(self) -> dict[str, Any]:
         worst = int(np.argmin(self.test.p_values))
         return {
@@ -71,6 +92,8 @@ class SBCResult:
             "worst_statistic": self.case.statistics[worst],
             "level": self.level,
             "verdict": "calibrated" if self.passed else "miscalibrated",
+            "outer_share": self.outer_share,
+            "implied_sd_ratio": self.implied_sd_ratio,
             **{f"power_{k}": v for k, v in self.power.items()},
         }
 

@@ -426,3 +426,53 @@ def test_data_without_pairs_or_tokens_is_an_error_for_every_method(small_data) -
            "alpha": [0.5, 0.5], "beta": 0.1}  # fmt: skip
     with pytest.raises(StanDataError, match="no tokens"):
         bayeswe.fit("lda", lda, method="nuts", seed=1)
+
+
+# ------------------------------------------------------------------- interrupts, crashes
+
+_SIGNAL_CHILD = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from conftest import identified_data
+from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
+
+data = identified_data(8, 2, 3000, seed=3)
+
+def stop(done):
+    if done == 12:
+        os.kill(os.getpid(), signal.{signal})
+
+sample_pg_gibbs(data, seed=5, checkpoint=Path({path!r}), checkpoint_every=5, callback=stop,
+                **{run!r})
+print("not stopped")
+"""
+
+
+@pytest.mark.parametrize(("sig", "returncode"), [("SIGINT", -2), ("SIGKILL", -9)])
+def test_a_run_stopped_by_a_signal_resumes_to_the_uninterrupted_draws(
+    tmp_path: Path, sig: str, returncode: int
+) -> None:
+    """Ctrl-C (KeyboardInterrupt) or a kill -9 at sweep 12: the checkpoint of sweep 10 is
+    intact, the lock is free again, and resuming gives the draws of an uninterrupted run.
+    (Python ends an uncaught KeyboardInterrupt by SIGINT itself: status -2.)"""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from conftest import identified_data
+
+    path = tmp_path / "run.ckpt"
+    code = _SIGNAL_CHILD.format(
+        tests=str(Path(__file__).parent), path=str(path), signal=sig, run=RUN
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == returncode, done.stderr[-2000:]
+    assert "not stopped" not in done.stdout
+    if sig == "SIGINT":
+        assert done.stderr.rstrip().endswith("KeyboardInterrupt")
+    data = identified_data(8, 2, 3000, seed=3)
+    resumed = sample_pg_gibbs(data, seed=5, checkpoint=path, checkpoint_every=5, **RUN)
+    assert resumed.attrs["resumed"]
+    straight = sample_pg_gibbs(data, seed=5, **RUN)
+    assert _same(_values(resumed), _values(straight))

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from bayeswe import cli
-from bayeswe.sbc import power, rank_of, run_sbc, uniformity_test
+from bayeswe.sbc import SBCResult, power, rank_of, run_sbc, uniformity_test
 from bayeswe.sbc.cases import N_DRAWS, SGNS_STATS
 
 REPS = 200
@@ -157,3 +157,17 @@ def test_bad_arguments_are_one_line_errors(
     assert info.value.code == cli.EXIT_USAGE
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bayeswe: error: sbc: ") and message in err[0]
+
+
+def test_implied_sd_ratio_inverts_the_outer_share() -> None:
+    rng = np.random.default_rng(3)
+    for c in (0.8, 1.0, 1.25):
+        # ranks of N(0, 1) truths among 99 N(0, c^2) draws
+        truth = rng.standard_normal(20000)
+        ranks = rng.binomial(N_DRAWS, stats.norm.cdf(truth / c))[:, None]
+        result = SBCResult(
+            case=None, seed=0, ranks=ranks, n_draws=N_DRAWS,
+            test=uniformity_test(ranks, N_DRAWS), level=0.01, power={}, wall_time_s=0.0,
+            workers=1,
+        )  # fmt: skip
+        assert result.implied_sd_ratio == pytest.approx(c, abs=0.04)
