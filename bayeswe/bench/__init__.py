@@ -54,6 +54,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.gaussian_lda_equal_time",
         "Gaussian LDA: log joint of cgs vs alias-MH after equal CPU time, same start",
     ),
+    "gaussian-lda-mixing": (
+        "bayeswe.bench.gaussian_lda_mixing",
+        "Gaussian LDA alias-MH vs cgs: ESS of the log joint per CPU-second, time to plateau",
+    ),
 }
 
 __all__ = ["BENCHMARKS"]
