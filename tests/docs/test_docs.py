@@ -202,3 +202,33 @@ def test_speed_claim_detector() -> None:
 def test_no_typed_speed_figures_outside_the_generated_page(path: Path) -> None:
     """Speeds and speed ratios appear only where a results file generates them."""
     assert _speed_claims(path.read_text(encoding="utf-8")) == []
+
+
+# --------------------------------------------------------------------------- SBC page
+
+
+def _sbc_hook():
+    spec = importlib.util.spec_from_file_location("docs_hook_sbc", DOCS / "hooks" / "sbc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sbc_page_is_generated_from_a_results_file_of_every_sampler() -> None:
+    from bayeswe.sbc import CASES
+
+    hook = _sbc_hook()
+    page = (DOCS / "sbc.md").read_text(encoding="utf-8")
+    assert hook.PLACEHOLDER in page
+    assert "family p" not in page.split(hook.PLACEHOLDER)[0].lower().split("## results")[-1]
+    results = REPO / hook.RESULTS
+    table = hook.render(results)
+    for name in CASES:
+        record = json.loads((results / name / "results.json").read_text(encoding="utf-8"))
+        summary = record["summary"]
+        assert summary["sampler"] == name and summary["replications"] >= 200
+        assert (results / name / "histogram.png").is_file()
+        assert f"[{name}](sbc-results/{name}/histogram.png)" in table
+        # written by `bayeswe sbc` at a clean commit
+        assert record["run"]["commit"] and record["run"]["dirty"] is False
+        assert " sbc " in f" {record['run']['command']} "
