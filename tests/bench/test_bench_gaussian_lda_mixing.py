@@ -47,3 +47,12 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             )
             # the plateau is reached by cgs itself within its run
             assert r["cgs"]["time_to_plateau_cpu_s"] is not None
+
+
+def test_budgets_can_be_set_for_every_k(run_bench) -> None:
+    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--burn-in", "0.1",
+                    "--window", "0.15")  # fmt: skip
+    assert out["settings"]["budgets_cpu_s"] == {"5": [0.1, 0.15], "10": [0.1, 0.15]}
+    for row in out["results"]:
+        assert (row["burn_in_cpu_s"], row["window_cpu_s"]) == (0.1, 0.15)
+        assert row["cgs"]["window_start_cpu_s"] <= 0.1
