@@ -20,6 +20,8 @@ Methods and the cmdstanpy call behind each:
 ``cgs``        not Stan: collapsed Gibbs for ``lda`` (:mod:`bayeswe.samplers.lda_cgs`) and for
                ``gaussian_lda`` (:mod:`bayeswe.samplers.gaussian_lda`)
 ``alias-mh``   not Stan: alias-table Metropolis-Hastings for ``gaussian_lda``
+``cavi``       not Stan: coordinate-ascent mean-field VI for ``lda``
+               (:mod:`bayeswe.samplers.lda_vi`)
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -77,6 +79,7 @@ SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
         "gaussian_lda",
     ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, bayeswe.samplers.gaussian_lda
     "alias-mh": ("gaussian_lda",),
+    "cavi": ("lda",),  # mean-field VI by coordinate ascent: bayeswe.samplers.lda_vi
 }
 
 
@@ -119,6 +122,12 @@ def fit(
         ``"cgs"``: collapsed Gibbs for ``lda`` with an :class:`~bayeswe.lda.LDAData`
         (:func:`bayeswe.samplers.lda_cgs.sample_cgs`; options ``sweeps``, ``burn_in``,
         ``thin``, ``algorithm``, ``init``, ``keep_assignments``, ``threads``).
+        ``"cavi"``: mean-field VI for ``lda`` with an :class:`~bayeswe.lda.LDAData`
+        (:func:`bayeswe.samplers.lda_vi.sample_cavi`; options in
+        :class:`~bayeswe.samplers.lda_vi.CAVIArgs`), draws from ``q``.
+        ``"cgs"`` and ``"alias-mh"`` for ``gaussian_lda`` with a
+        :class:`~bayeswe.glda.GaussianLDAData`
+        (:func:`bayeswe.samplers.gaussian_lda.sample_gaussian_lda`).
     seed
         Seed of Stan's random number generator, in ``[0, 2**32 - 1]``. ``None``
         draws one at random; the seed used is recorded in ``attrs["seed"]``.
@@ -209,10 +218,14 @@ def _fit_sampler(
         )
     seed = check_seed(seed)
     if name == "lda":
-        # LDA's collapsed Gibbs (bayeswe.samplers.lda_cgs) takes an LDAData, no Stan declaration.
-        from bayeswe.samplers.lda_cgs import sample_cgs
+        # LDA's collapsed Gibbs (bayeswe.samplers.lda_cgs) and CAVI (bayeswe.samplers.lda_vi)
+        # take an LDAData, no Stan declaration.
+        if method == "cavi":
+            from bayeswe.samplers.lda_vi import sample_cavi as run_lda
+        else:
+            from bayeswe.samplers.lda_cgs import sample_cgs as run_lda
 
-        idata = sample_cgs(data, seed=seed, chains=chains, **options)
+        idata = run_lda(data, seed=seed, chains=chains, **options)
         for target in (idata, idata.posterior, idata.sample_stats):
             target.attrs["options"] = to_json({k: v for k, v in options.items() if v is not None})
             target.attrs["bayeswe_version"] = __version__

@@ -10,7 +10,9 @@ model's Stan fits:
   :func:`sample_pg_gibbs`;
 * :mod:`~.lda_cgs`: ``lda`` with method ``cgs``, driver :func:`sample_cgs`;
 * :mod:`~.gaussian_lda`: ``gaussian_lda`` with methods ``cgs`` and ``alias-mh``, driver
-  :func:`sample_gaussian_lda`.
+  :func:`sample_gaussian_lda`;
+* :mod:`~.lda_vi`: ``lda`` with method ``cavi`` (an optimiser, not a sampler: draws
+  from its variational ``q``), driver :func:`sample_cavi`.
 
 The hot loops live in :mod:`bayeswe.kernels`; the modules here validate arguments,
 own the random streams and label the output.
@@ -18,6 +20,7 @@ own the random streams and label the output.
 
 from bayeswe.samplers.gaussian_lda import GLDAProblem, sample_gaussian_lda
 from bayeswe.samplers.lda_cgs import CGSProblem, sample_cgs
+from bayeswe.samplers.lda_vi import CAVIArgs, sample_cavi
 from bayeswe.samplers.pg_gibbs import (
     GibbsInfo,
     GibbsState,
@@ -29,6 +32,7 @@ from bayeswe.samplers.pg_gibbs import (
 )
 
 __all__ = [
+    "CAVIArgs",
     "CGSProblem",
     "GLDAProblem",
     "GibbsInfo",
@@ -36,6 +40,7 @@ __all__ = [
     "PGGibbsArgs",
     "SGNSGibbsProblem",
     "init_state",
+    "sample_cavi",
     "sample_cgs",
     "sample_gaussian_lda",
     "sample_pg_gibbs",
