@@ -22,6 +22,7 @@ Methods and the cmdstanpy call behind each:
 ``alias-mh``   not Stan: alias-table Metropolis-Hastings for ``gaussian_lda``
 ``cavi``       not Stan: coordinate-ascent mean-field VI for ``lda``
                (:mod:`bayeswe.samplers.lda_vi`)
+``svi``        not Stan: stochastic VI for ``lda`` (:mod:`bayeswe.samplers.lda_vi`)
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -80,6 +81,7 @@ SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
     ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, bayeswe.samplers.gaussian_lda
     "alias-mh": ("gaussian_lda",),
     "cavi": ("lda",),  # mean-field VI by coordinate ascent: bayeswe.samplers.lda_vi
+    "svi": ("lda",),  # stochastic VI: bayeswe.samplers.lda_vi
 }
 
 
@@ -124,7 +126,8 @@ def fit(
         ``thin``, ``algorithm``, ``init``, ``keep_assignments``, ``threads``).
         ``"cavi"``: mean-field VI for ``lda`` with an :class:`~bayeswe.lda.LDAData`
         (:func:`bayeswe.samplers.lda_vi.sample_cavi`; options in
-        :class:`~bayeswe.samplers.lda_vi.CAVIArgs`), draws from ``q``.
+        :class:`~bayeswe.samplers.lda_vi.CAVIArgs`), draws from ``q``; ``"svi"``: its
+        stochastic version (:class:`~bayeswe.samplers.lda_vi.SVIArgs`).
         ``"cgs"`` and ``"alias-mh"`` for ``gaussian_lda`` with a
         :class:`~bayeswe.glda.GaussianLDAData`
         (:func:`bayeswe.samplers.gaussian_lda.sample_gaussian_lda`).
@@ -222,6 +225,8 @@ def _fit_sampler(
         # take an LDAData, no Stan declaration.
         if method == "cavi":
             from bayeswe.samplers.lda_vi import sample_cavi as run_lda
+        elif method == "svi":
+            from bayeswe.samplers.lda_vi import sample_svi as run_lda
         else:
             from bayeswe.samplers.lda_cgs import sample_cgs as run_lda
 

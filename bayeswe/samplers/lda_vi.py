@@ -35,7 +35,18 @@ from bayeswe.kernels import lda_vi as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_float, check_int
 
-__all__ = ["INITS", "CAVIArgs", "CAVIResult", "cavi", "cgs_lambda", "initial_lambda", "sample_cavi"]
+__all__ = [
+    "INITS",
+    "CAVIArgs",
+    "CAVIResult",
+    "SVIArgs",
+    "cavi",
+    "cgs_lambda",
+    "initial_lambda",
+    "sample_cavi",
+    "sample_svi",
+    "svi",
+]
 
 #: Starts of ``lambda`` (see :attr:`CAVIArgs.init`).
 INITS: tuple[str, ...] = ("cgs", "random")
@@ -176,13 +187,7 @@ def sample_cavi(
         lam0 = initial_lambda(data, seed)
     result = cavi(data, args, lam0)
     fit_time = time.perf_counter() - start
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
-    phi = _dirichlet_draws(rng, result.lam, args.draws)
-    theta = _dirichlet_draws(rng, result.gamma, args.draws)
     attrs = {
-        "model": "lda",
-        "method": "cavi",
-        "seed": int(seed),
         "iterations": int(result.elbo.size),
         "converged": int(result.converged),
         "local_rounds": int(result.local_rounds),
@@ -194,11 +199,155 @@ def sample_cavi(
         "n_tokens": int(data.corpus.n_tokens),
         "final_elbo": float(result.elbo[-1]) if result.elbo.size else math.nan,
     }
-    idata = az.from_dict(
+    return _idata(data, "cavi", result.lam, result.gamma, result.elbo, seed, args.draws, attrs)
+
+
+# ----------------------------------------------------------------------------- SVI
+
+
+@dataclass(frozen=True, kw_only=True)
+class SVIArgs:
+    """Options of ``method="svi"`` (Hoffman, Blei and Bach 2010, Algorithm 2)."""
+
+    #: Documents per mini-batch.
+    batch_size: int = 256
+    #: Passes over the corpus (each in a new random order).
+    passes: int = 10
+    #: Learning rate ``rho_t = (tau0 + t) ** -kappa`` at update ``t = 0, 1, ...``.
+    tau0: float = 1.0
+    kappa: float = 0.7
+    local_iter: int = 100
+    local_tol: float = 1e-5
+    draws: int = 200
+    init: str = "cgs"
+    init_sweeps: int = 50
+    #: Record the full-corpus ELBO after each pass (one more E-step over every document).
+    elbo_every_pass: bool = True
+    progress: bool | None = None
+
+    method: ClassVar[str] = "svi"
+
+    def validate(self) -> None:
+        check_int("batch_size", self.batch_size, minimum=1)
+        check_int("passes", self.passes, minimum=1)
+        check_float("tau0", self.tau0, low=0)
+        check_float("kappa", self.kappa, low=0, high=1)
+        check_int("local_iter", self.local_iter, minimum=1)
+        check_float("local_tol", self.local_tol, low=0)
+        check_int("draws", self.draws, minimum=1)
+        check_choice("init", self.init, INITS)
+        check_int("init_sweeps", self.init_sweeps, minimum=1)
+        check_bool("elbo_every_pass", self.elbo_every_pass)
+        if self.progress is not None:
+            check_bool("progress", self.progress)
+
+
+def _batch_csr(
+    doc_ptr: np.ndarray, word_ids: np.ndarray, counts: np.ndarray, docs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    lengths = doc_ptr[docs + 1] - doc_ptr[docs]
+    ptr = np.zeros(docs.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    # position of every pair of the batch in the corpus arrays
+    pos = np.repeat(doc_ptr[docs] - ptr[:-1], lengths) + np.arange(ptr[-1])
+    return ptr, word_ids[pos], counts[pos]
+
+
+def _full_e_step(data: LDAData, lam: np.ndarray, args: Any) -> tuple[np.ndarray, float]:
+    """``gamma`` of every document for ``lam`` (from ``alpha + N_d / K``) and the ELBO there."""
+    doc_ptr, word_ids, counts = _csr(data)
+    K, V = lam.shape
+    alpha = data.alpha_vector()
+    gamma = alpha[None, :] + data.corpus.doc_lengths[:, None] / K
+    elog_beta = np.empty((K, V))
+    kern.dirichlet_expectation(lam, elog_beta)
+    doc_elbo = np.empty(data.corpus.n_docs)
+    kern.e_step(
+        doc_ptr, word_ids, counts, alpha, np.ascontiguousarray(elog_beta.T), gamma,
+        np.empty((V, K)), doc_elbo, args.local_iter, args.local_tol,
+    )  # fmt: skip
+    return gamma, float(doc_elbo.sum()) + kern.topic_elbo(float(data.beta), lam, elog_beta)
+
+
+def svi(
+    data: LDAData, args: SVIArgs, lam: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Stochastic VI from ``lam``: ``(lam, elbo per pass, updates)``.
+
+    Each mini-batch's ``gamma_d`` start at ``alpha + N_d / K``; the topics move to
+    ``(1 - rho_t) lambda + rho_t (beta + D / |B| * sstats_B)``.
+    """
+    doc_ptr, word_ids, counts = _csr(data)
+    alpha = data.alpha_vector()
+    D, K, V = data.corpus.n_docs, data.n_topics, data.corpus.n_words
+    lengths = data.corpus.doc_lengths
+    lam = np.array(lam, dtype=np.float64)
+    elog_beta = np.empty((K, V))
+    sstats_t = np.empty((V, K))
+    elbo: list[float] = []
+    t = 0
+    for _ in range(args.passes):
+        order = rng.permutation(D)
+        for b in range(0, D, args.batch_size):
+            docs = order[b : b + args.batch_size]
+            ptr, wid, cnt = _batch_csr(doc_ptr, word_ids, counts, docs)
+            gamma = alpha[None, :] + lengths[docs, None] / K
+            kern.dirichlet_expectation(lam, elog_beta)
+            kern.e_step(
+                ptr, wid, cnt, alpha, np.ascontiguousarray(elog_beta.T), gamma, sstats_t,
+                np.empty(docs.size), args.local_iter, args.local_tol,
+            )  # fmt: skip
+            rho = (args.tau0 + t) ** -args.kappa
+            lam = (1.0 - rho) * lam + rho * (data.beta + (D / docs.size) * sstats_t.T)
+            t += 1
+        if args.elbo_every_pass:
+            elbo.append(_full_e_step(data, lam, args)[1])
+    return lam, np.array(elbo), t
+
+
+def _idata(data: LDAData, method: str, lam, gamma, elbo, seed: int, draws: int, attrs: dict):
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
+    phi = _dirichlet_draws(rng, lam, draws)
+    theta = _dirichlet_draws(rng, gamma, draws)
+    dim = "iteration" if method == "cavi" else "pass"
+    return az.from_dict(
         posterior={"phi": phi[None], "theta": theta[None]},
-        sample_stats={"elbo": result.elbo[None, None, :]},
-        dims={"phi": ["topic", "word"], "theta": ["doc", "topic"], "elbo": ["iteration"]},
-        coords={**data.coords(), "iteration": np.arange(result.elbo.size)},
-        attrs=attrs,
+        sample_stats={"elbo": np.asarray(elbo)[None, None, :]},
+        dims={"phi": ["topic", "word"], "theta": ["doc", "topic"], "elbo": [dim]},
+        coords={**data.coords(), dim: np.arange(len(elbo))},
+        attrs={"model": "lda", "method": method, "seed": int(seed), **attrs},
     )
-    return idata
+
+
+def sample_svi(
+    data: LDAData, *, seed: int, chains: int | None = None, **options: Any
+) -> az.InferenceData:
+    """Stochastic VI for LDA and draws from its ``q`` (``theta`` from a final full E-step)."""
+    if not isinstance(data, LDAData):
+        raise LDADataError(
+            f'method="svi" takes an LDAData (bayeswe.lda.LDAData), got {type(data).__name__}'
+        )
+    if chains not in (None, 1):
+        raise ValueError(f'method="svi" runs one optimisation: chains must be 1, got {chains}')
+    args: SVIArgs = build_options(SVIArgs, "svi", options)
+    start = time.perf_counter()
+    lam0 = cgs_lambda(data, seed, args.init_sweeps) if args.init == "cgs" else None
+    if lam0 is None:
+        lam0 = initial_lambda(data, seed)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
+    lam, elbo, updates = svi(data, args, lam0, rng)
+    fit_time = time.perf_counter() - start
+    gamma, final = _full_e_step(data, lam, args)
+    attrs = {
+        "updates": int(updates),
+        "passes": args.passes,
+        "batch_size": args.batch_size,
+        "tau0": args.tau0,
+        "kappa": args.kappa,
+        "init": args.init,
+        "init_sweeps": args.init_sweeps if args.init == "cgs" else 0,
+        "fit_time": fit_time,
+        "n_tokens": int(data.corpus.n_tokens),
+        "final_elbo": final,
+    }
+    return _idata(data, "svi", lam, gamma, elbo, seed, args.draws, attrs)

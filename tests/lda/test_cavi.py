@@ -11,7 +11,7 @@ from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.lda import LDAData
 from bayeswe.lda.align import align_topics, topic_distances
 from bayeswe.lda.simulate import simulate_lda
-from bayeswe.samplers.lda_vi import CAVIArgs, cavi, cgs_lambda, initial_lambda
+from bayeswe.samplers.lda_vi import CAVIArgs, SVIArgs, cavi, cgs_lambda, initial_lambda, svi
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +160,49 @@ def test_a_random_start_can_stop_at_a_worse_local_optimum() -> None:
     from_gibbs = cavi(sim.data, args, cgs_lambda(sim.data, 1, 50))
     from_random = [cavi(sim.data, args, initial_lambda(sim.data, s)) for s in (1, 2, 3)]
     assert all(r.elbo[-1] < from_gibbs.elbo[-1] - 100 for r in from_random)
+
+
+# ----------------------------------------------------------------------------- SVI
+
+
+def test_svi_with_the_whole_corpus_and_rate_one_is_a_cavi_step(tiny: LDAData) -> None:
+    """One mini-batch of all D documents, rho = 1 (kappa = 0): lambda <- beta + sstats,
+    with gamma started where CAVI's first iteration starts it."""
+    lam0 = initial_lambda(tiny, seed=4)
+    step = cavi(tiny, CAVIArgs(max_iter=1, local_iter=20, local_tol=0.0), lam0)
+    args = SVIArgs(batch_size=tiny.corpus.n_docs, passes=1, kappa=0.0, local_iter=20,
+                   local_tol=0.0, elbo_every_pass=False)  # fmt: skip
+    lam, _, updates = svi(tiny, args, lam0, np.random.default_rng(0))
+    assert updates == 1
+    np.testing.assert_allclose(lam, step.lam, rtol=1e-13)
+
+
+def test_svi_update_is_the_convex_combination_of_the_batch_estimate(tiny: LDAData) -> None:
+    lam0 = initial_lambda(tiny, seed=2)
+    args = SVIArgs(batch_size=2, passes=1, tau0=3.0, kappa=0.6, local_iter=5, local_tol=0.0,
+                   elbo_every_pass=False)  # fmt: skip
+    lam, _, updates = svi(tiny, args, lam0, np.random.default_rng(7))
+    assert updates == 2  # 4 documents in mini-batches of 2
+    # replay by hand: same order, each batch's estimate from a CAVI E-step on its documents
+    order = np.random.default_rng(7).permutation(4)
+    expected = lam0.copy()
+    for t, docs in enumerate((order[:2], order[2:])):
+        sub = LDAData(tiny.corpus.subset(docs), n_topics=3, alpha=0.4, beta=0.3)
+        batch = cavi(sub, CAVIArgs(max_iter=1, local_iter=5, local_tol=0.0), expected)
+        rho = (3.0 + t) ** -0.6
+        estimate = 0.3 + (4 / 2) * (batch.lam - 0.3)
+        expected = (1 - rho) * expected + rho * estimate
+    np.testing.assert_allclose(lam, expected, rtol=1e-12)
+
+
+def test_svi_recovers_simulated_topics_and_its_elbo_rises() -> None:
+    sim = simulate_lda(n_docs=400, doc_length=60, n_words=80, n_topics=5, alpha=0.2, beta=0.05,
+                       seed=11)  # fmt: skip
+    idata = bayeswe.fit("lda", sim.data, method="svi", seed=1, batch_size=50, passes=8)
+    phi = idata.posterior["phi"].mean(("chain", "draw")).values
+    err = float(np.mean(np.diag(topic_distances(sim.phi, phi[align_topics(sim.phi, phi)]))))
+    assert err < 0.1, err
+    elbo = idata.sample_stats["elbo"].values[0, 0]
+    assert elbo.shape == (8,) and elbo[-1] > elbo[0]
+    assert idata.posterior["theta"].dims == ("chain", "draw", "doc", "topic")
+    assert idata.attrs["updates"] == 8 * 8
