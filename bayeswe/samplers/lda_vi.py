@@ -270,9 +270,12 @@ def _full_e_step(data: LDAData, lam: np.ndarray, args: Any) -> tuple[np.ndarray,
 
 
 def svi(
-    data: LDAData, args: SVIArgs, lam: np.ndarray, rng: np.random.Generator
+    data: LDAData, args: SVIArgs, lam: np.ndarray, rng: np.random.Generator, t_start: int = 0
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Stochastic VI from ``lam``: ``(lam, elbo per pass, updates)``.
+
+    ``t_start``: updates already made (to continue a run: the rate goes on from there);
+    the returned count includes them.
 
     Each mini-batch's ``gamma_d`` start at ``alpha + N_d / K``; the topics move to
     ``(1 - rho_t) lambda + rho_t (beta + D / |B| * sstats_B)``.
@@ -285,7 +288,7 @@ def svi(
     elog_beta = np.empty((K, V))
     sstats_t = np.empty((V, K))
     elbo: list[float] = []
-    t = 0
+    t = int(t_start)
     for _ in range(args.passes):
         order = rng.permutation(D)
         for b in range(0, D, args.batch_size):
