@@ -84,68 +84,84 @@ def e_step(
     ``local_iter`` rounds. ``doc_elbo[d]`` is the document's part of the ELBO at the
     final ``phi`` and ``gamma`` (words' likelihood, entropy of ``phi`` and the
     ``theta_d`` terms). Returns the total number of local rounds.
+
+    ``phi_jk = a_k b_{w_j k} / norm_j`` with ``a = exp(E[log theta_d] - max)`` and
+    ``b_w = exp(E[log beta_w] - max_k)``: products in the inner loop, no ``exp`` (the
+    trick of Hoffman et al.'s code), the shifts keeping every factor in (0, 1]. Since
+    ``log phi_jk = E[log theta_dk] + E[log beta_kw] - log norm_j`` (shifts included),
+    the document's likelihood-plus-entropy term at the final ``gamma`` is
+    ``sum_j n_j log norm_j + sum_k (gamma_dk - alpha_k) (E_new[log theta_dk] -
+    E_old[log theta_dk])``, ``E_old`` being what the last ``phi`` was computed with.
     """
     D, K = gamma.shape
+    V = elog_beta_t.shape[0]
     sstats_t[:] = 0.0
+    exp_beta = np.empty((V, K))
+    shift_beta = np.empty(V)
+    for w in range(V):
+        top = -np.inf
+        for k in range(K):
+            top = max(top, elog_beta_t[w, k])
+        shift_beta[w] = top
+        for k in range(K):
+            exp_beta[w, k] = math.exp(elog_beta_t[w, k] - top)
     elog_theta = np.empty(K)
+    a = np.empty(K)
     gamma_new = np.empty(K)
     rounds = 0
-    max_len = 0
-    for d in range(D):
-        max_len = max(max_len, doc_ptr[d + 1] - doc_ptr[d])
-    phi = np.empty((max_len, K))
-    prior_sum = 0.0
-    for k in range(K):
-        prior_sum += alpha[k]
     for d in range(D):
         start, stop = doc_ptr[d], doc_ptr[d + 1]
+        log_norm = 0.0
         for _ in range(local_iter):
             rounds += 1
             total = 0.0
             for k in range(K):
                 total += gamma[d, k]
             dt = _digamma(total)
+            top = -np.inf
             for k in range(K):
                 elog_theta[k] = _digamma(gamma[d, k]) - dt
-                gamma_new[k] = alpha[k]
+                top = max(top, elog_theta[k])
+            for k in range(K):
+                a[k] = math.exp(elog_theta[k] - top)
+                gamma_new[k] = 0.0
+            log_norm = 0.0
             for j in range(start, stop):
-                row = phi[j - start]
-                w = word_ids[j]
-                top = -np.inf
-                for k in range(K):
-                    row[k] = elog_theta[k] + elog_beta_t[w, k]
-                    top = max(top, row[k])
+                b = exp_beta[word_ids[j]]
                 norm = 0.0
                 for k in range(K):
-                    row[k] = math.exp(row[k] - top)
-                    norm += row[k]
-                n = counts[j]
+                    norm += a[k] * b[k]
+                scale = counts[j] / norm
+                log_norm += counts[j] * (math.log(norm) + top + shift_beta[word_ids[j]])
                 for k in range(K):
-                    row[k] /= norm
-                    gamma_new[k] += n * row[k]
+                    gamma_new[k] += scale * b[k]
             change = 0.0
             for k in range(K):
-                change += abs(gamma_new[k] - gamma[d, k])
-                gamma[d, k] = gamma_new[k]
+                value = alpha[k] + a[k] * gamma_new[k]
+                change += abs(value - gamma[d, k])
+                gamma[d, k] = value
             if change / K < local_tol:
                 break
-        # the document's ELBO at (phi, gamma_d) and its sufficient statistics
+        # sufficient statistics of the last phi: n_j phi_jk = a_k b_wk n_j / norm_j
+        for j in range(start, stop):
+            b = exp_beta[word_ids[j]]
+            norm = 0.0
+            for k in range(K):
+                norm += a[k] * b[k]
+            scale = counts[j] / norm
+            row = sstats_t[word_ids[j]]
+            for k in range(K):
+                row[k] += scale * a[k] * b[k]
+        # the document's ELBO at (phi, gamma_d): E_old[log theta] is elog_theta now
         total = 0.0
         for k in range(K):
             total += gamma[d, k]
         dt = _digamma(total)
+        value = log_norm
         for k in range(K):
-            elog_theta[k] = _digamma(gamma[d, k]) - dt
-        value = 0.0
-        for j in range(start, stop):
-            row = phi[j - start]
-            w = word_ids[j]
-            n = counts[j]
-            for k in range(K):
-                p = row[k]
-                if p > 0.0:
-                    value += n * p * (elog_theta[k] + elog_beta_t[w, k] - math.log(p))
-                sstats_t[w, k] += n * p
+            new = _digamma(gamma[d, k]) - dt
+            value += (gamma[d, k] - alpha[k]) * (new - elog_theta[k])
+            elog_theta[k] = new
         doc_elbo[d] = value + _dirichlet_terms(alpha, gamma[d], elog_theta)
     return rounds
 

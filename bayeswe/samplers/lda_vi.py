@@ -62,8 +62,9 @@ class CAVIArgs:
     tol: float = 1e-6
     #: Most rounds of a document's phi/gamma loop per E-step.
     local_iter: int = 100
-    #: A document's loop stops when the mean |change| of gamma_d is below this.
-    local_tol: float = 1e-5
+    #: A document's loop stops when the mean |change| of gamma_d is below this (as
+    #: Hoffman et al.'s and scikit-learn's mean-change threshold).
+    local_tol: float = 1e-3
     #: Draws from q in the returned posterior.
     draws: int = 200
     #: Start of ``lambda``: ``"cgs"``, the topic-word counts after ``init_sweeps`` sweeps
@@ -217,7 +218,7 @@ class SVIArgs:
     tau0: float = 1.0
     kappa: float = 0.7
     local_iter: int = 100
-    local_tol: float = 1e-5
+    local_tol: float = 1e-3
     draws: int = 200
     init: str = "cgs"
     init_sweeps: int = 50
