@@ -72,7 +72,7 @@ class CAVIArgs:
     #: topic (Hoffman et al. 2010). Batch VB stops at the first local optimum it meets,
     #: and from near-uniform topics that is often one that merges topics.
     init: str = "cgs"
-    init_sweeps: int = 50
+    init_sweeps: int = 200
     progress: bool | None = None
 
     method: ClassVar[str] = "cavi"
@@ -221,7 +221,7 @@ class SVIArgs:
     local_tol: float = 1e-3
     draws: int = 200
     init: str = "cgs"
-    init_sweeps: int = 50
+    init_sweeps: int = 200
     #: Record the full-corpus ELBO after each pass (one more E-step over every document).
     elbo_every_pass: bool = True
     progress: bool | None = None
