@@ -8,8 +8,8 @@ beta (eta) = 0.01, one thread each (BLAS/OpenMP pools limited to 1 with
   every document, M-step) per call, its default start (200 collapsed-Gibbs sweeps)
   timed as part of the run;
 * ``bayeswe-svi``: :func:`bayeswe.samplers.lda_vi.svi`, one pass per call, mini-batches
-  of 256 documents, ``tau0 = 1``, ``kappa = 0.7`` (the rate continues across calls),
-  the same start;
+  of 256 documents, ``tau0 = 1``, ``kappa = 0.7`` (the rate and each document's
+  ``gamma`` continue across calls), the same start;
 * ``sklearn-batch``: ``LatentDirichletAllocation(learning_method="batch")``; it
   cannot resume, so ``max_iter`` is calibrated to the budget from timed fits of one and
   two iterations and the fit of that many iterations is timed whole;
@@ -87,8 +87,10 @@ def _ours(method: str) -> Runner:
                 result = lda_vi.cavi(data, cavi_args, state["lam"], state["gamma"])
                 state["lam"], state["gamma"] = result.lam, result.gamma
             else:
+                if state["gamma"] is None:  # kept across passes, updated in place
+                    state["gamma"] = data.alpha_vector()[None, :] + (train.doc_lengths[:, None] / K)
                 state["lam"], _, state["t"] = lda_vi.svi(
-                    data, svi_args, state["lam"], rng, t_start=state["t"]
+                    data, svi_args, state["lam"], rng, t_start=state["t"], gamma=state["gamma"]
                 )
 
         passes = harness.run_for(one_pass, budget - made.wall_s)

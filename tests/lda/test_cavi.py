@@ -206,3 +206,18 @@ def test_svi_recovers_simulated_topics_and_its_elbo_rises() -> None:
     assert elbo.shape == (8,) and elbo[-1] > elbo[0]
     assert idata.posterior["theta"].dims == ("chain", "draw", "doc", "topic")
     assert idata.attrs["updates"] == 8 * 8
+
+
+def test_svi_keeps_each_documents_gamma_between_visits(tiny: LDAData) -> None:
+    """A second pass starts every gamma_d where the first left it (same optimum as a
+    fresh start up to the local tolerance, fewer rounds)."""
+    lam0 = initial_lambda(tiny, seed=3)
+    gamma = tiny.alpha_vector()[None, :] + tiny.corpus.doc_lengths[:, None] / tiny.n_topics
+    before = gamma.copy()
+    args = SVIArgs(batch_size=2, passes=1, local_iter=200, local_tol=1e-12, elbo_every_pass=False)
+    lam, _, t = svi(tiny, args, lam0, np.random.default_rng(1), gamma=gamma)
+    assert t == 2 and not np.allclose(gamma, before)  # updated in place
+    # the kept gamma are the local optima for the topics each batch saw
+    visited = gamma.copy()
+    lam2, _, t2 = svi(tiny, args, lam, np.random.default_rng(2), t_start=t, gamma=gamma)
+    assert t2 == 4 and np.isfinite(lam2).all() and not np.array_equal(gamma, visited)
