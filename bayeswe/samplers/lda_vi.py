@@ -73,7 +73,6 @@ class CAVIArgs:
     #: and from near-uniform topics that is often one that merges topics.
     init: str = "cgs"
     init_sweeps: int = 200
-    progress: bool | None = None
 
     method: ClassVar[str] = "cavi"
 
@@ -85,8 +84,6 @@ class CAVIArgs:
         check_int("draws", self.draws, minimum=1)
         check_choice("init", self.init, INITS)
         check_int("init_sweeps", self.init_sweeps, minimum=1)
-        if self.progress is not None:
-            check_bool("progress", self.progress)
 
 
 @dataclass(frozen=True)
@@ -224,7 +221,6 @@ class SVIArgs:
     init_sweeps: int = 200
     #: Record the full-corpus ELBO after each pass (one more E-step over every document).
     elbo_every_pass: bool = True
-    progress: bool | None = None
 
     method: ClassVar[str] = "svi"
 
@@ -239,8 +235,6 @@ class SVIArgs:
         check_choice("init", self.init, INITS)
         check_int("init_sweeps", self.init_sweeps, minimum=1)
         check_bool("elbo_every_pass", self.elbo_every_pass)
-        if self.progress is not None:
-            check_bool("progress", self.progress)
 
 
 def _batch_csr(
