@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from bayeswe.bench import harness
-from bayeswe.bench.lda import _split
+from bayeswe.bench.lda import _run_gensim, _split
 from bayeswe.corpus import BagOfWords
 from bayeswe.lda.data import LDAData
 from bayeswe.lda.evaluation import heldout_log_predictive
@@ -143,18 +143,12 @@ def _sklearn_online(train: BagOfWords, K: int, budget: float, seed: int):
     return passes.calls, passes.seconds, comp / comp.sum(axis=1, keepdims=True)
 
 
-def _gensim(train: BagOfWords, K: int, budget: float, seed: int):
-    from bayeswe.bench.lda import _run_gensim
-
-    return _run_gensim(train, K, budget, seed)
-
-
 RUNNERS: dict[str, Runner] = {
     "bayeswe-cavi": _ours("cavi"),
     "bayeswe-svi": _ours("svi"),
     "sklearn-batch": _sklearn_batch,
     "sklearn-online": _sklearn_online,
-    "gensim": _gensim,
+    "gensim": _run_gensim,
 }
 _MODULES = {"sklearn-batch": "sklearn", "sklearn-online": "sklearn", "gensim": "gensim"}
 

@@ -108,6 +108,11 @@ def e_step(
     elog_theta = np.empty(K)
     a = np.empty(K)
     gamma_new = np.empty(K)
+    longest = 0
+    for d in range(D):
+        longest = max(longest, doc_ptr[d + 1] - doc_ptr[d])
+    # n_j / norm_j of each pair of the document in the latest round
+    scales = np.empty(longest)
     rounds = 0
     for d in range(D):
         start, stop = doc_ptr[d], doc_ptr[d + 1]
@@ -132,6 +137,7 @@ def e_step(
                 for k in range(K):
                     norm += a[k] * b[k]
                 scale = counts[j] / norm
+                scales[j - start] = scale
                 log_norm += counts[j] * (math.log(norm) + top + shift_beta[word_ids[j]])
                 for k in range(K):
                     gamma_new[k] += scale * b[k]
@@ -145,10 +151,7 @@ def e_step(
         # sufficient statistics of the last phi: n_j phi_jk = a_k b_wk n_j / norm_j
         for j in range(start, stop):
             b = exp_beta[word_ids[j]]
-            norm = 0.0
-            for k in range(K):
-                norm += a[k] * b[k]
-            scale = counts[j] / norm
+            scale = scales[j - start]
             row = sstats_t[word_ids[j]]
             for k in range(K):
                 row[k] += scale * a[k] * b[k]

@@ -128,6 +128,13 @@ def cgs_lambda(data: LDAData, seed: int, sweeps: int) -> np.ndarray:
     return data.beta + state.n_wk.T.astype(np.float64)
 
 
+def _start(data: LDAData, args: CAVIArgs | SVIArgs, seed: int) -> np.ndarray:
+    """``lambda`` at the start chosen by ``args.init``."""
+    if args.init == "cgs":
+        return cgs_lambda(data, seed, args.init_sweeps)
+    return initial_lambda(data, seed)
+
+
 def cavi(
     data: LDAData,
     args: CAVIArgs,
@@ -179,11 +186,7 @@ def sample_cavi(
         raise ValueError(f'method="cavi" runs one optimisation: chains must be 1, got {chains}')
     args: CAVIArgs = build_options(CAVIArgs, "cavi", options)
     start = time.perf_counter()
-    if args.init == "cgs":
-        lam0 = cgs_lambda(data, seed, args.init_sweeps)
-    else:
-        lam0 = initial_lambda(data, seed)
-    result = cavi(data, args, lam0)
+    result = cavi(data, args, _start(data, args, seed))
     fit_time = time.perf_counter() - start
     attrs = {
         "iterations": int(result.elbo.size),
@@ -341,11 +344,8 @@ def sample_svi(
         raise ValueError(f'method="svi" runs one optimisation: chains must be 1, got {chains}')
     args: SVIArgs = build_options(SVIArgs, "svi", options)
     start = time.perf_counter()
-    lam0 = cgs_lambda(data, seed, args.init_sweeps) if args.init == "cgs" else None
-    if lam0 is None:
-        lam0 = initial_lambda(data, seed)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
-    lam, elbo, updates = svi(data, args, lam0, rng)
+    lam, elbo, updates = svi(data, args, _start(data, args, seed), rng)
     fit_time = time.perf_counter() - start
     gamma, final = _full_e_step(data, lam, args)
     attrs = {

@@ -32,42 +32,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
-from scipy.special import expit
 
 from bayeswe.samplers import pg_gibbs as pg
-from bayeswe.sgns import SGNSData
+from bayeswe.sbc import cases as sbc_cases
 
-V, K, N_PAIR = 6, 2, 4
-FIXED = np.array([4, 5])
-FIXED_ALPHA = np.array([[1.0, 0.2], [-0.3, 0.9]])
+V, K = sbc_cases.SGNS_V, sbc_cases.SGNS_K
 REPS, L, THIN, WARMUP, BINS = 200, 99, 5, 300, 10
 
 
 def _replication(rng: np.random.Generator, seed: int, lam: float, omega: str) -> np.ndarray:
-    free = np.setdiff1d(np.arange(V), FIXED)
-    rho = rng.normal(0.0, lam, size=(V, K))
-    alpha = np.empty((V, K))
-    alpha[free] = rng.normal(0.0, lam, size=(len(free), K))
-    alpha[FIXED] = FIXED_ALPHA
-    target, context = np.divmod(np.arange(V * V), V)
-    n = np.full(V * V, N_PAIR)
-    n_pos = rng.binomial(n, expit(np.sum(rho[target] * alpha[context], axis=1)))
-    data = SGNSData(V, target, context, n, n_pos).stan_data(
-        K, prior_sd=lam, fixed_index=FIXED, fixed_alpha=FIXED_ALPHA
-    )
+    # the prior draw and the draws' layout of the `bayeswe sbc pg-gibbs-*` cases, at any lam
+    rho, alpha, data = sbc_cases._sgns_draw(rng, lam)
     idata = pg.sample_pg_gibbs(
         data, seed=seed, chains=1, iter_warmup=WARMUP, iter_sampling=L * THIN, thin=THIN,
         init={"rho": rho, "alpha": alpha}, threads=1, omega=omega,
     )  # fmt: skip
-    draws = np.concatenate(
-        [
-            idata.posterior["rho"].values[0].reshape(L, -1),
-            idata.posterior["alpha"].values[0][:, free].reshape(L, -1),
-        ],
-        axis=1,
-    )
-    truth = np.concatenate([rho.ravel(), alpha[free].ravel()])
-    return np.sum(draws < truth, axis=0)
+    truth = np.concatenate([rho.ravel(), alpha[sbc_cases.SGNS_FREE].ravel()])
+    return np.sum(sbc_cases._sgns_draws(idata) < truth, axis=0)
 
 
 @pytest.mark.parametrize("omega", ["per-sweep", "per-block"])
