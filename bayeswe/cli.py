@@ -2,7 +2,8 @@
 
 ``bayeswe toolchain [path|build]``, ``bayeswe data [fetch|list]``, ``bayeswe demo``,
 ``bayeswe compare sgns`` (inference methods on simulated SGNS data),
-``bayeswe sbc SAMPLER`` (simulation-based calibration) and
+``bayeswe sbc SAMPLER`` (simulation-based calibration),
+``bayeswe reproduce TARGET`` (a paper's table or figure, on Dask) and
 ``bayeswe bench NAME`` (the benchmarks listed in :data:`BENCHMARKS`).
 
 Errors are answered in one line on stderr, ``bayeswe: error: <message>``, without a
@@ -254,6 +255,58 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_reproduce(args: argparse.Namespace) -> None:
+    from bayeswe.reproduce import get_target
+
+    if args.list:
+        if args.target:
+            raise ValueError("--list takes no target name")
+        return
+    if not args.target:
+        raise ValueError("name a target (see --list)")
+    from bayeswe.reproduce.run import parse_only, select_cells
+
+    module = get_target(args.target)
+    select_cells(module.cells(args.quick), parse_only(args.only))
+    if args.workers is not None and args.scheduler is not None:
+        raise ValueError("give --workers (a local cluster) or --scheduler ADDRESS, not both")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if not 0 <= args.seed <= MAX_SEED:
+        raise ValueError(f"--seed must be in [0, {MAX_SEED}], got {args.seed}")
+    check_output_dir(args.out, "--out")
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from bayeswe.reproduce import TARGETS
+
+    if args.list:
+        for name, (_module, description) in TARGETS.items():
+            print(f"{name:<12} {description}")
+        return 0
+    from bayeswe.reproduce.run import parse_only, reproduce
+
+    directory = reproduce(
+        args.target,
+        quick=args.quick,
+        out=args.out,
+        workers=args.workers if args.scheduler is None else None,
+        scheduler=args.scheduler,
+        seed=args.seed,
+        only=parse_only(args.only),
+        progress=None,
+    )
+    results = json.loads((directory / "results.json").read_text())
+    print(
+        f"{args.target}: {results['cells_done']} cells done, {results['cells_failed']} failed; "
+        f"report {directory / 'REPORT.md'}",
+        flush=True,
+    )
+    for row in results["verdicts"]:
+        print(f"  {row['verdict']:<11} {row['claim']}", flush=True)
+    return 0
+
+
 def _check_compare(args: argparse.Namespace) -> None:
     from bayeswe.sgns import compare
 
@@ -412,6 +465,30 @@ def build_parser() -> argparse.ArgumentParser:
     sbc.add_argument("--out", default="bayeswe-sbc", help="output directory (bayeswe-sbc)")
     _add_debug(sbc)
     sbc.set_defaults(func=_cmd_sbc, check=_check_sbc, where="sbc")
+
+    rep = sub.add_parser(
+        "reproduce", help="regenerate a paper's table or figure (a grid of cells on Dask)"
+    )
+    rep.add_argument("target", nargs="?", help="the table or figure (see --list)")
+    rep.add_argument("--list", action="store_true", help="list the targets")
+    rep.add_argument("--quick", action="store_true", help="a reduced grid that runs in minutes")
+    rep.add_argument("--out", default="reproductions", help="output directory (reproductions)")
+    rep.add_argument(
+        "--workers", type=int, default=None, help="worker processes of the local cluster (1)"
+    )
+    rep.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS", help="an existing Dask scheduler"
+    )
+    rep.add_argument("--seed", type=int, default=20261125, help="seed of the cells (20261125)")
+    rep.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE[,VALUE]",
+        help="run only the cells with these parameter values (repeatable), e.g. K=5",
+    )
+    _add_debug(rep)
+    rep.set_defaults(func=_cmd_reproduce, check=_check_reproduce, where="reproduce")
 
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="benchmark", required=True)

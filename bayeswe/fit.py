@@ -23,6 +23,12 @@ Methods and the cmdstanpy call behind each:
 ``cavi``       not Stan: coordinate-ascent mean-field VI for ``lda``
                (:mod:`bayeswe.samplers.lda_vi`)
 ``svi``        not Stan: stochastic VI for ``lda`` (:mod:`bayeswe.samplers.lda_vi`)
+``jj-vb``      not Stan: mean-field VB through the Jaakkola-Jordan bound with ARD
+               context vectors, for ``sgns`` (:mod:`bayeswe.samplers.jj_vb`)
+``jj-svi``     not Stan: its stochastic version (mini-batches of pairs)
+``laplace-sparse`` not Stan: Laplace approximation at Stan's L-BFGS mode with the exact
+               Hessian assembled sparse, for ``sgns_identified``
+               (:mod:`bayeswe.samplers.laplace_sparse`)
 ============== ==================================================================
 
 A failed Stan run raises a subclass of :class:`bayeswe.errors.StanError` whose
@@ -82,6 +88,9 @@ SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
     "alias-mh": ("gaussian_lda",),
     "cavi": ("lda",),  # mean-field VI by coordinate ascent: bayeswe.samplers.lda_vi
     "svi": ("lda",),  # stochastic VI: bayeswe.samplers.lda_vi
+    "jj-vb": ("sgns",),  # Jaakkola-bound VB with ARD: bayeswe.samplers.jj_vb
+    "jj-svi": ("sgns",),  # its stochastic version: bayeswe.samplers.jj_vb
+    "laplace-sparse": ("sgns_identified",),  # bayeswe.samplers.laplace_sparse
 }
 
 
@@ -244,9 +253,16 @@ def _fit_sampler(
         return idata
     spec = get_model(model)
     spec.validate(data)  # StanDataError before anything runs, as for Stan methods
-    from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
+    if method == "jj-vb":
+        from bayeswe.samplers.jj_vb import sample_jj_vb as run_sgns
+    elif method == "jj-svi":
+        from bayeswe.samplers.jj_vb import sample_jj_svi as run_sgns
+    elif method == "laplace-sparse":
+        from bayeswe.samplers.laplace_sparse import sample_laplace_sparse as run_sgns
+    else:
+        from bayeswe.samplers.pg_gibbs import sample_pg_gibbs as run_sgns
 
-    idata = sample_pg_gibbs(data, seed=seed, chains=chains, **options)
+    idata = run_sgns(data, seed=seed, chains=chains, **options)
     # initial values are arrays: record that they were given, not their values
     given = {
         k: v if isinstance(v, (str, int, float, os.PathLike)) else "given"

@@ -62,6 +62,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.lda_vi",
         "LDA CAVI and SVI vs gensim and scikit-learn: token visits/s, held-out log predictive",
     ),
+    "sgns-approx": (
+        "bayeswe.bench.sgns_approx",
+        "SGNS: 90 %% interval coverage and width of jj-vb, laplace-sparse, Laplace, ADVI vs PG-Gibbs",
+    ),
 }
 
 __all__ = ["BENCHMARKS"]

@@ -11,8 +11,14 @@ model's Stan fits:
 * :mod:`~.lda_cgs`: ``lda`` with method ``cgs``, driver :func:`sample_cgs`;
 * :mod:`~.gaussian_lda`: ``gaussian_lda`` with methods ``cgs`` and ``alias-mh``, driver
   :func:`sample_gaussian_lda`;
-* :mod:`~.lda_vi`: ``lda`` with method ``cavi`` (an optimiser, not a sampler: draws
-  from its variational ``q``), driver :func:`sample_cavi`.
+* :mod:`~.lda_vi`: ``lda`` with methods ``cavi`` and ``svi`` (optimisers, not samplers:
+  draws from their variational ``q``), drivers :func:`sample_cavi` and ``sample_svi``;
+* :mod:`~.jj_vb`: ``sgns`` with methods ``jj-vb`` and ``jj-svi`` (mean-field VB through
+  the Jaakkola-Jordan bound with ARD context vectors; draws from ``q``), drivers
+  :func:`sample_jj_vb` and ``sample_jj_svi``;
+* :mod:`~.laplace_sparse`: ``sgns_identified`` with method ``laplace-sparse`` (a
+  Gaussian at the mode with the exact Hessian assembled sparse), driver
+  ``sample_laplace_sparse``.
 
 The hot loops live in :mod:`bayeswe.kernels`; the modules here validate arguments,
 own the random streams and label the output.
@@ -20,6 +26,7 @@ own the random streams and label the output.
 
 from bayeswe.samplers.gaussian_lda import GLDAProblem, sample_gaussian_lda
 from bayeswe.samplers.lda_cgs import CGSProblem, sample_cgs
+from bayeswe.samplers.jj_vb import JJSVIArgs, JJVBArgs, sample_jj_svi, sample_jj_vb
 from bayeswe.samplers.lda_vi import CAVIArgs, sample_cavi
 from bayeswe.samplers.pg_gibbs import (
     GibbsInfo,
@@ -37,12 +44,16 @@ __all__ = [
     "GLDAProblem",
     "GibbsInfo",
     "GibbsState",
+    "JJSVIArgs",
+    "JJVBArgs",
     "PGGibbsArgs",
     "SGNSGibbsProblem",
     "init_state",
     "sample_cavi",
     "sample_cgs",
     "sample_gaussian_lda",
+    "sample_jj_svi",
+    "sample_jj_vb",
     "sample_pg_gibbs",
     "step",
 ]

@@ -51,7 +51,7 @@ from bayeswe.atomic import savefig_atomic, write_netcdf_atomic
 from bayeswe.errors import StanError
 from bayeswe.fit import METHODS as STAN_METHODS
 from bayeswe.fit import SAMPLER_METHODS
-from bayeswe.sgns.fitting import find_anchors, fit_sgns
+from bayeswe.sgns.fitting import UNIDENTIFIED_ONLY, find_anchors, fit_sgns
 from bayeswe.sgns.identify import (
     ANCHOR_RULES,
     DEFAULT_ANCHOR_RULE,
@@ -82,10 +82,13 @@ __all__ = [
 #: Methods compared by default: the paper's HMC, MFVI, Laplace and MAP, plus Pathfinder.
 DEFAULT_METHODS: tuple[str, ...] = ("nuts", "advi", "laplace", "pathfinder", "map")
 
-#: Every method that can fit ``sgns_identified``: Stan's, and bayeswe's samplers for it.
+#: Every method that can fit ``sgns_identified`` (Stan's, and bayeswe's samplers for
+#: it), and bayeswe's variational Bayes of the unidentified ``sgns``, whose draws are
+#: mapped onto the identified slice (Proposition 1) for the cosine figure.
 METHODS: tuple[str, ...] = (
     *STAN_METHODS,
     *(m for m, models in SAMPLER_METHODS.items() if "sgns_identified" in models),
+    *UNIDENTIFIED_ONLY,
 )
 
 #: Word pairs of the cosine-similarity figure (indices into the vocabulary).
@@ -178,7 +181,7 @@ def _method_options(method: str, iter_warmup: int, iter_sampling: int, draws: in
         # Stan's defaults (10 000 iterations at most) and the paper's 2000 draws;
         # ADVI often stops on its relative tolerance without "converging" in Stan's sense.
         return {"draws": draws, "require_converged": False}
-    if method in ("laplace", "pathfinder"):
+    if method in ("laplace", "pathfinder", "laplace-sparse", "jj-vb", "jj-svi"):
         return {"draws": draws}
     return {}
 
@@ -300,12 +303,14 @@ def compare_methods(
             if method == "nuts":
                 options["show_progress"] = True
         started = time.perf_counter()
+        identified = method not in UNIDENTIFIED_ONLY
         try:
             idata = fit_sgns(
                 train,
                 K,
                 method=method,
-                anchors=anchors,
+                identified=identified,
+                anchors=anchors if identified else None,
                 prior_sd=sd,
                 init=init,
                 seed=fit_seed,
@@ -356,7 +361,11 @@ def compare_methods(
         true_rho, _ = identify_transform(
             sim.rho, sim.alpha, anchors.fixed_index, anchors.fixed_alpha
         )
-        figure = _cosine_figure(fits, train.vocabulary, true_rho, out / "cosine_similarity.png")
+        mapped = {
+            m: _on_identified_slice(idata, anchors) if m in UNIDENTIFIED_ONLY else idata
+            for m, idata in fits.items()
+        }
+        figure = _cosine_figure(mapped, train.vocabulary, true_rho, out / "cosine_similarity.png")
         extra["files"] = sorted([f"{m}.nc" for m in fits] + [figure.name])
     return SGNSComparison(
         settings=settings,
@@ -400,6 +409,20 @@ def _evaluate(
         holdout_loglik=float(mean_log_likelihood(rho_hat, alpha_hat, test)),
         rhat_max=rhat_max,
     )
+
+
+def _on_identified_slice(idata: az.InferenceData, anchors: Any) -> az.InferenceData:
+    """A copy of an unidentified fit with every draw mapped onto ``alpha[I] = M``."""
+    post = idata.posterior
+    rho = post["rho"].transpose("chain", "draw", "word", "dim")
+    alpha = post["alpha"].transpose("chain", "draw", "word", "dim")
+    new_rho, new_alpha = identify_transform(
+        rho.values, alpha.values, anchors.fixed_index, anchors.fixed_alpha
+    )
+    out = idata.copy()
+    out.posterior["rho"] = rho.copy(data=new_rho)
+    out.posterior["alpha"] = alpha.copy(data=new_alpha)
+    return out
 
 
 def _cosine_figure(

@@ -29,7 +29,14 @@ from bayeswe.sgns.identify import (
 from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED
 from bayeswe.stan.fitting import METHODS, check_seed, method_args
 
-__all__ = ["find_anchors", "fit_sgns"]
+__all__ = ["IDENTIFIED_ONLY", "UNIDENTIFIED_ONLY", "find_anchors", "fit_sgns"]
+
+#: bayeswe's own methods for ``sgns_identified`` (``identified=True``).
+IDENTIFIED_ONLY: tuple[str, ...] = ("pg-gibbs", "laplace-sparse")
+#: bayeswe's own methods for the unidentified ``sgns`` (``identified=False``): the
+#: variational Bayes of Sakaya's thesis, whose ARD prior on the context vectors would
+#: conflict with fixing K of them.
+UNIDENTIFIED_ONLY: tuple[str, ...] = ("jj-vb", "jj-svi")
 
 
 def fit_sgns(
@@ -73,7 +80,9 @@ def fit_sgns(
     K
         Embedding dimension.
     method
-        ``"nuts"``, ``"advi"``, ``"advi-fullrank"``, ``"map"``, ``"laplace"`` or ``"pathfinder"``.
+        ``"nuts"``, ``"advi"``, ``"advi-fullrank"``, ``"map"``, ``"laplace"`` or
+        ``"pathfinder"`` (Stan); ``"pg-gibbs"`` or ``"laplace-sparse"`` (identified only);
+        ``"jj-vb"`` or ``"jj-svi"`` (``identified=False`` only).
     identified
         Fit ``sgns_identified`` (True) or the unidentified ``sgns`` (False).
     anchors
@@ -171,11 +180,24 @@ def _check_method(
         args = PGGibbsArgs.from_options(options)
         if args.checkpoint is not None:
             check_checkpoint_path(args.checkpoint)
+    elif method == "laplace-sparse" and identified:
+        from bayeswe.samplers.laplace_sparse import check_options
+
+        check_options(chains, options)
+    elif method in ("jj-vb", "jj-svi") and not identified:
+        from bayeswe.samplers.jj_vb import check_options as check_jj_options
+
+        check_jj_options(method, chains, options)
     else:
-        allowed = (*METHODS, "pg-gibbs") if identified else METHODS
+        allowed = (*METHODS, *IDENTIFIED_ONLY) if identified else (*METHODS, *UNIDENTIFIED_ONLY)
+        hint = ""
+        if method in UNIDENTIFIED_ONLY:
+            hint = f" ({method} fits the unidentified model with ARD: pass identified=False)"
+        elif method in IDENTIFIED_ONLY:
+            hint = f" ({method} needs the identified model: pass identified=True)"
         raise ValueError(
             f"method must be one of {', '.join(allowed)} for "
-            f"{'identified' if identified else 'unidentified'} SGNS; got {method!r}"
+            f"{'identified' if identified else 'unidentified'} SGNS; got {method!r}{hint}"
         )
 
 

@@ -109,7 +109,7 @@ def test_an_unknown_method_lists_the_methods_of_the_command(
     from bayeswe.sgns.compare import METHODS
 
     assert set(METHODS) == {"nuts", "advi", "advi-fullrank", "map", "laplace", "pathfinder",
-                            "pg-gibbs"}  # fmt: skip
+                            "pg-gibbs", "laplace-sparse", "jj-vb", "jj-svi"}  # fmt: skip
     code, _, err = run(["compare", "sgns", "--methods", "nuts,hmc"], capsys)
     message = assert_one_line_error(err)
     assert code == 2 and "unknown method(s) hmc" in message

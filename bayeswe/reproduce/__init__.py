@@ -1,0 +1,44 @@
+"""``bayeswe reproduce``: regenerate the papers' tables and figures from raw data.
+
+Each *target* regenerates one table or figure of a paper in ``../shared/seeds/`` (see
+:data:`TARGETS`). A target module defines ``TITLE``, ``PAPER``, ``SOURCE`` (where in
+the paper), ``cells(quick)`` (its grid of :class:`~bayeswe.reproduce.grid.Cell`),
+``run_cell(params, seed)`` (one cell, a module-level function run on a Dask worker)
+and ``report(results, out, quick)`` (its table, figures and the paper's numbers with a
+verdict per row). :func:`~bayeswe.reproduce.run.reproduce` runs the grid
+(:func:`~bayeswe.reproduce.grid.run_grid`) and writes ``DIR/TARGET/``:
+``results.json``, ``table.csv``, the figures and ``REPORT.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["TARGETS", "UnknownTargetError", "get_target"]
+
+#: ``bayeswe reproduce NAME``: the module of each target and its one-line description.
+TARGETS: dict[str, tuple[str, str]] = {
+    "001-table1": (
+        "bayeswe.reproduce.yrjanainen_table1",
+        "Yrjänäinen et al. Table 1: 90 % coverage of P(w ∧ v) vs N for HMC, Gibbs, Laplace, MFVI",
+    ),
+    "002-fig8": (
+        "bayeswe.reproduce.naidu_fig8",
+        "Naidu Fig. 8: held-out log predictive vs time for collapsed Gibbs, CAVI and SVI",
+    ),
+}
+
+
+class UnknownTargetError(ValueError):
+    """A target name that is not in :data:`TARGETS`."""
+
+
+def get_target(name: str) -> ModuleType:
+    """The module of target ``name``."""
+    if name not in TARGETS:
+        raise UnknownTargetError(
+            f"unknown target {name!r}; the targets are {', '.join(TARGETS)} "
+            "(bayeswe reproduce --list)"
+        )
+    return importlib.import_module(TARGETS[name][0])

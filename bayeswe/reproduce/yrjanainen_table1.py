@@ -1,0 +1,262 @@
+"""Yrjänäinen et al., Table 1: coverage of the 90 % intervals of ``P(w ∧ v)`` against N.
+
+**The paper.** Data simulated from eqs. (16)-(17) (uniform co-occurrences, signal to
+noise 1) for ``(K, V)`` in ``{5, 10, 20} x {100, 200}`` and ``N`` from 1,000 to
+1,000,000; the identified model (K context vectors fixed at the MAP); HMC (Stan's
+NUTS, 1,000 draws after 1,000 warm-up), the Pólya-Gamma Gibbs sampler (the same),
+the Laplace approximation (sparse Hessian at the MAP) and MFVI (Stan's mean-field
+ADVI); the share of the ``V^2`` true co-occurrence probabilities inside the central
+90 % credible interval, averaged over 10 datasets.
+
+**Our side.** The same simulation (:func:`bayeswe.sgns.simulate.simulate_sgns`), prior
+sd ``1/sqrt(K)`` (the simulation's), anchors from the MAP by the paper's rule
+(``"last"``: the last K words); ``nuts`` (one chain, 1,000 + 1,000), ``pg-gibbs``
+(one chain, 1,000 + 1,000), ``laplace-sparse`` (1,000 draws) and ``advi`` (mean
+field, 1,000 draws, Stan's defaults). Each (setting, N, dataset, method) is one cell;
+a dataset's data and anchors derive from its indices only, so all four methods see
+the same data.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayeswe.reproduce.grid import Cell, CellResult
+from bayeswe.reproduce.report import figure_path, markdown_table, verdict
+
+TITLE = "90 % coverage of the true co-occurrence probabilities against N"
+PAPER = (
+    "Yrjänäinen, Boström, Magnusson, Jonasson, Posterior Sampling of Probabilistic Word Embeddings"
+)
+SOURCE = "section 4.1.2, Table 1"
+
+SIZES: tuple[int, ...] = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 500_000,
+                          1_000_000)  # fmt: skip
+SETTINGS: tuple[tuple[int, int], ...] = ((5, 100), (10, 100), (20, 100), (5, 200), (10, 200),
+                                         (20, 200))  # fmt: skip
+#: The paper's rows: method -> (K, V) -> coverage (%) at SIZES (Table 1, typed).
+PAPER_TABLE: dict[str, dict[tuple[int, int], tuple[float, ...]]] = {
+    "HMC": {
+        (5, 100): (89.9, 89.8, 89.7, 89.7, 89.7, 89.9, 89.9, 90.2, 89.9),
+        (10, 100): (90.0, 90.0, 90.0, 90.0, 90.0, 90.1, 90.2, 90.0, 90.1),
+        (20, 100): (90.0, 89.9, 90.0, 89.9, 90.0, 90.0, 89.9, 89.7, 89.9),
+        (5, 200): (90.2, 90.2, 90.2, 90.3, 90.2, 90.2, 90.1, 90.1, 90.0),
+        (10, 200): (88.7, 88.8, 88.8, 88.8, 88.9, 89.0, 89.3, 90.4, 90.2),
+        (20, 200): (90.1, 90.1, 90.2, 90.1, 90.2, 90.2, 90.1, 90.1, 90.1),
+    },
+    "MFVI": {
+        (5, 100): (90.2, 88.3, 84.0, 84.5, 84.2, 85.8, 86.6, 83.3, 79.5),
+        (10, 100): (92.5, 91.9, 90.4, 88.0, 83.7, 85.4, 85.6, 85.1, 83.0),
+        (20, 100): (93.3, 93.2, 92.8, 92.3, 90.9, 87.3, 83.5, 85.3, 84.5),
+        (5, 200): (91.5, 90.6, 87.7, 84.0, 84.5, 83.9, 86.2, 85.4, 83.1),
+        (10, 200): (92.3, 92.1, 91.4, 90.0, 87.4, 82.6, 84.4, 85.6, 84.9),
+        (20, 200): (93.5, 93.5, 93.5, 93.2, 92.6, 90.5, 87.7, 85.1, 84.4),
+    },
+    "Gibbs": {
+        (5, 100): (89.7, 89.6, 89.7, 89.5, 89.6, 89.9, 89.6, 90.1, 89.7),
+        (10, 100): (89.9, 89.9, 89.9, 89.9, 89.9, 89.9, 89.6, 89.9, 90.1),
+        (20, 100): (89.4, 89.4, 89.4, 89.4, 89.4, 89.4, 89.4, 89.7, 90.0),
+        (5, 200): (90.1, 90.1, 90.1, 90.1, 90.0, 90.0, 89.9, 89.7, 89.9),
+        (10, 200): (89.5, 89.5, 89.5, 89.6, 89.7, 89.7, 89.7, 89.7, 89.7),
+        (20, 200): (90.1, 90.1, 90.1, 90.1, 90.1, 90.1, 90.0, 89.8, 89.8),
+    },
+    "Laplace": {
+        (5, 100): (94.9, 94.6, 98.6, 97.7, 96.4, 94.9, 91.9, 90.5, 90.3),
+        (10, 100): (89.9, 89.9, 89.7, 89.4, 98.0, 96.5, 95.2, 90.8, 90.1),
+        (20, 100): (79.9, 79.9, 79.6, 79.4, 33.6, 64.9, 95.7, 91.1, 89.4),
+        (5, 200): (97.5, 97.5, 97.8, 99.5, 98.7, 97.9, 96.3, 91.2, 90.5),
+        (10, 200): (95.0, 95.0, 95.0, 94.6, 94.8, 99.1, 97.9, 94.1, 91.7),
+        (20, 200): (89.8, 90.0, 90.0, 89.8, 89.8, 89.4, 94.8, 96.5, 94.9),
+    },
+}
+#: Our method for each of the paper's.
+METHODS: dict[str, str] = {"HMC": "nuts", "MFVI": "advi", "Gibbs": "pg-gibbs",
+                           "Laplace": "laplace-sparse"}  # fmt: skip
+DATASETS = 10
+DATA_SEED = 20240101
+
+
+def cells(quick: bool) -> list[Cell]:
+    """(K, V) x N x dataset x method; quick: K = 2, V = 10, two sizes, one dataset."""
+    if quick:
+        grid = [((2, 10), N, d) for N in (2_000, 20_000) for d in range(1)]
+        draws, warmup = 200, 200
+    else:
+        grid = [(s, N, d) for s in SETTINGS for N in SIZES for d in range(DATASETS)]
+        draws, warmup = 1000, 1000
+    return [
+        Cell(
+            "001-table1",
+            {
+                "K": K,
+                "V": V,
+                "N": N,
+                "dataset": d,
+                "method": method,
+                "draws": draws,
+                "warmup": warmup,
+            },
+        )  # fmt: skip
+        for (K, V), N, d in grid
+        for method in METHODS.values()
+    ]
+
+
+def _options(method: str, draws: int, warmup: int) -> dict[str, Any]:
+    if method in ("nuts", "pg-gibbs"):
+        out: dict[str, Any] = {"iter_warmup": warmup, "iter_sampling": draws}
+        if method == "pg-gibbs":
+            out["progress"] = False
+        return out
+    if method == "advi":
+        return {"draws": draws, "require_converged": False}
+    return {"draws": draws}
+
+
+def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Simulate the cell's dataset, fit it by the cell's method, score the intervals."""
+    import time
+
+    from bayeswe.sgns.fitting import find_anchors, fit_sgns
+    from bayeswe.sgns.metrics import draws_of, interval_coverage, rmse_co
+    from bayeswe.sgns.simulate import simulate_sgns
+
+    K, V, N, d = params["K"], params["V"], params["N"], params["dataset"]
+    data_seed = int(np.random.SeedSequence(DATA_SEED, spawn_key=(K, V, N, d)).generate_state(1)[0])
+    sim = simulate_sgns(V, K, N, seed=data_seed)
+    sd = 1.0 / math.sqrt(K)
+    anchors, _ = find_anchors(sim.data, K, prior_sd=sd, anchor_words="last", seed=data_seed)
+    started = time.perf_counter()
+    idata = fit_sgns(sim.data, K, method=params["method"], anchors=anchors, prior_sd=sd,
+                     seed=seed, chains=1 if params["method"] in ("nuts", "pg-gibbs") else None,
+                     **_options(params["method"], params["draws"], params["warmup"]))  # fmt: skip
+    wall = time.perf_counter() - started
+    rho, alpha = draws_of(idata)
+    covered = interval_coverage(rho, alpha, sim.probability, level=0.9)
+    return {
+        "coverage90": float(covered.mean()),
+        "rmse_co": float(rmse_co(rho.mean(0), alpha.mean(0), sim.rho, sim.alpha)),
+        "draws": int(rho.shape[0]),
+        "P": int(sim.data.P),
+        "fit_s": wall,
+    }
+
+
+def _frame(results: list[CellResult]) -> pd.DataFrame:
+    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
+    cols = ["K", "V", "N", "dataset", "method", "coverage90", "rmse_co", "fit_s"]
+    return pd.DataFrame(rows, columns=cols) if rows else pd.DataFrame(columns=cols)
+
+
+def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float]) -> dict:
+    """The paper's claim for a method's row, checked on ours (percent)."""
+    sizes = sorted(ours)
+    if not sizes:
+        return {"verdict": "not run", "why": "no finished cells"}
+    if paper_name in ("HMC", "Gibbs"):
+        worst = max(abs(ours[n] - 90.0) for n in sizes)
+        return {"verdict": "reproduced" if worst <= 2.5 else "differs",
+                "why": f"largest |coverage - 90| over N: {worst:.1f} points (claim: about 90 "
+                       "at every N)"}  # fmt: skip
+    if paper_name == "MFVI":
+        large = [n for n in sizes if n >= 100_000]
+        if not large:
+            return {"verdict": "not run", "why": "no N >= 100k finished"}
+        worst = max(ours[n] for n in large)
+        return {"verdict": "reproduced" if worst < 88.0 else "differs",
+                "why": f"highest coverage at N >= 100k: {worst:.1f} % (claim: below 90, "
+                       "79-87 in the paper)"}  # fmt: skip
+    top = sizes[-1]
+    gap = abs(ours[top] - 90.0)
+    return {"verdict": "reproduced" if gap <= 2.5 else "differs",
+            "why": f"at N = {top:,}: {ours[top]:.1f} % (claim: near 90 at large N; the "
+                   f"paper {paper.get(top, float('nan')):.1f})"}  # fmt: skip
+
+
+def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
+    """``table.csv``, ``coverage.png`` and the table beside the paper's, per row a verdict."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bayeswe.atomic import savefig_atomic, write_text_atomic
+
+    table = _frame(results)
+    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    mean = table.groupby(["K", "V", "method", "N"])["coverage90"].agg(["mean", "count"])
+    settings = sorted({(int(k), int(v)) for k, v in zip(table.K, table.V, strict=True)})
+    lines: list[str] = []
+    verdicts: list[dict[str, Any]] = []
+    fig, axes = plt.subplots(1, max(len(settings), 1), squeeze=False,
+                             figsize=(4.2 * max(len(settings), 1), 3.4))  # fmt: skip
+    for ax, (K, V) in zip(axes[0], settings, strict=False):
+        header = ["method", "source", *[f"{n:,}" for n in SIZES]]
+        rows = []
+        for j, (paper_name, method) in enumerate(METHODS.items()):
+            ours: dict[int, float] = {}
+            counts: dict[int, int] = {}
+            for n in SIZES:
+                if (K, V, method, n) in mean.index:
+                    ours[n] = 100 * float(mean.loc[(K, V, method, n), "mean"])
+                    counts[n] = int(mean.loc[(K, V, method, n), "count"])
+            paper = dict(zip(SIZES, PAPER_TABLE[paper_name].get((K, V), ()), strict=False))
+            rows.append([paper_name, "paper", *[f"{paper[n]:.1f}" if n in paper else "–"
+                                                for n in SIZES]])  # fmt: skip
+            rows.append([f"{paper_name} ({method})", "ours",
+                         *[f"{ours[n]:.1f} ({counts[n]})" if n in ours else "not run"
+                           for n in SIZES]])  # fmt: skip
+            v = _row_verdict(paper_name, ours, paper)
+            verdicts.append(verdict(f"K = {K}, V = {V}, {paper_name}", v["verdict"] ==
+                                    "reproduced", v["why"]))  # fmt: skip
+            if v["verdict"] == "not run":
+                verdicts[-1]["verdict"] = "not run"
+            if ours:
+                ax.plot(list(ours), list(ours.values()), marker="o", color=f"C{j}",
+                        label=f"{paper_name} ours")  # fmt: skip
+            if paper:
+                ax.plot(list(paper), list(paper.values()), ls="--", color=f"C{j}",
+                        label=f"{paper_name} paper")  # fmt: skip
+        ax.axhline(90, color="k", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_title(f"K = {K}, V = {V}")
+        ax.set_xlabel("N")
+        lines += [f"### K = {K}, V = {V}", "", markdown_table(header, rows), ""]
+    axes[0][0].set_ylabel("90 % interval coverage (%)")
+    if settings:
+        axes[0][-1].legend(fontsize="x-small")
+    fig.tight_layout()
+    try:
+        savefig_atomic(fig, figure_path(out, "coverage.png"), dpi=110)
+    finally:
+        plt.close(fig)
+    failed = [r for r in results if r.status != "done"]
+    md = [
+        "## What was run",
+        "",
+        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
+        "",
+        "![Coverage against N](coverage.png)",
+        "",
+        "## Coverage (%): the paper's Table 1 and ours",
+        "",
+        "Ours: mean over the finished datasets (their number in brackets). `not run`: "
+        "cells this run did not include (see the run's grid), as the paper marks its "
+        "unfinished runs.",
+        "",
+        *lines,
+        "## Verdict per row",
+        "",
+        markdown_table(["row", "verdict", "measured"],
+                       [[v["claim"], v["verdict"], v["measured"]] for v in verdicts]),
+        "",
+    ]  # fmt: skip
+    if failed:
+        md += ["## Failed cells", ""]
+        md += [f"- {r.cell.params}: `{(r.error or '').strip().splitlines()[-1]}`" for r in failed]
+    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}

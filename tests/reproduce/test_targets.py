@@ -1,0 +1,95 @@
+"""``bayeswe reproduce``: the targets' quick grids end to end, and the command's errors."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bayeswe import cli
+from bayeswe.reproduce import TARGETS
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_list_names_every_target(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["reproduce", "--list"], capsys)
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == list(TARGETS)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["reproduce"], "name a target"),
+        (["reproduce", "003-table9"], "unknown target '003-table9'"),
+        (["reproduce", "002-fig8", "--workers", "0"], "--workers must be >= 1"),
+        (["reproduce", "002-fig8", "--workers", "2", "--scheduler", "tcp://h:1"], "not both"),
+        (["reproduce", "002-fig8", "--only", "colour=red"], "no cell has parameter(s) ['colour']"),
+        (["reproduce", "002-fig8", "--only", "K"], "KEY=VALUE"),
+        (["reproduce", "002-fig8", "--only", "K=7"], "no cell matches"),
+        (["reproduce", "--list", "002-fig8"], "--list takes no target"),
+    ],
+)
+def test_bad_arguments_exit_2_before_anything_runs(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = _run([*argv, "--out", str(tmp_path / "r")], capsys)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
+
+
+def test_naidu_fig8_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = _run(
+        ["reproduce", "002-fig8", "--quick", "--out", str(tmp_path), "--workers", "2"], capsys
+    )
+    assert code == 0
+    directory = tmp_path / "002-fig8"
+    for name in ("results.json", "table.csv", "fig8.png", "REPORT.md"):
+        assert (directory / name).stat().st_size > 0
+    results = json.loads((directory / "results.json").read_text())
+    assert results["cells_done"] == 6 and results["cells_failed"] == 0 and results["quick"]
+    assert results["run"]["cpu_model"] is not None and results["run"]["versions"]
+    V = results["cells"][0]["result"]["V"]
+    for cell in results["cells"]:
+        trace = cell["result"]["trace"]
+        assert all(p["cpu_s"] >= c for p, c in zip(trace, [0.25, 0.5, 1.0], strict=True))
+        # a log predictive per token: above a uniform guess over the vocabulary, below 0
+        assert all(-math.log(V) < p["heldout"] < 0 for p in trace)
+        assert trace[-1]["units"] >= trace[0]["units"] >= 1
+    claims = [v["claim"] for v in results["verdicts"]]
+    assert len(claims) == 3 and all(v["verdict"] in ("reproduced", "differs")
+                                    for v in results["verdicts"])  # fmt: skip
+    report = (directory / "REPORT.md").read_text()
+    assert "Quick run" in report and "Naidu" in report and claims[0] in report
+    assert f"report {directory / 'REPORT.md'}" in out
+
+
+def test_yrjanainen_table1_quick_subset(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    argv = ["reproduce", "001-table1", "--quick", "--out", str(tmp_path), "--workers", "2",
+            "--only", "method=pg-gibbs,advi"]  # fmt: skip
+    code, _, _ = _run(argv, capsys)
+    assert code == 0
+    directory = tmp_path / "001-table1"
+    results = json.loads((directory / "results.json").read_text())
+    assert results["cells_done"] == 4 and results["only"] == {"method": ["pg-gibbs", "advi"]}
+    for cell in results["cells"]:
+        assert 0.0 <= cell["result"]["coverage90"] <= 1.0
+        assert cell["result"]["draws"] == 200
+    report = (directory / "REPORT.md").read_text()
+    assert "not run" in report and "| HMC (nuts) | ours | not run" in report
+    # a second run reuses every finished cell
+    before = {c["key"]: c["result"] for c in results["cells"]}
+    assert _run(argv, capsys)[0] == 0
+    again = json.loads((directory / "results.json").read_text())
+    assert {c["key"]: c["result"] for c in again["cells"]} == before
