@@ -64,7 +64,11 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     ),
     "sgns-approx": (
         "bayeswe.bench.sgns_approx",
-        "SGNS: 90 %% interval coverage and width of jj-vb, laplace-sparse, Laplace, ADVI vs PG-Gibbs",
+        "SGNS: 90 %% interval coverage and width of approximations vs PG-Gibbs",
+    ),
+    "laplace-sparse": (
+        "bayeswe.bench.laplace_sparse",
+        "sparse Laplace for SGNS: time and peak memory of the MAP, Hessian, factor and draws",
     ),
 }
 

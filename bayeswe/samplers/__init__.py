@@ -18,15 +18,17 @@ model's Stan fits:
   :func:`sample_jj_vb` and ``sample_jj_svi``;
 * :mod:`~.laplace_sparse`: ``sgns_identified`` with method ``laplace-sparse`` (a
   Gaussian at the mode with the exact Hessian assembled sparse), driver
-  ``sample_laplace_sparse``.
+  :func:`sample_laplace_sparse`; its mode can come from :mod:`~.sgns_map`
+  (L-BFGS-B on a Numba gradient) where Stan's optimizer does not fit in memory.
 
 The hot loops live in :mod:`bayeswe.kernels`; the modules here validate arguments,
 own the random streams and label the output.
 """
 
 from bayeswe.samplers.gaussian_lda import GLDAProblem, sample_gaussian_lda
-from bayeswe.samplers.lda_cgs import CGSProblem, sample_cgs
 from bayeswe.samplers.jj_vb import JJSVIArgs, JJVBArgs, sample_jj_svi, sample_jj_vb
+from bayeswe.samplers.laplace_sparse import LaplaceSparseArgs, sample_laplace_sparse
+from bayeswe.samplers.lda_cgs import CGSProblem, sample_cgs
 from bayeswe.samplers.lda_vi import CAVIArgs, sample_cavi
 from bayeswe.samplers.pg_gibbs import (
     GibbsInfo,
@@ -46,6 +48,7 @@ __all__ = [
     "GibbsState",
     "JJSVIArgs",
     "JJVBArgs",
+    "LaplaceSparseArgs",
     "PGGibbsArgs",
     "SGNSGibbsProblem",
     "init_state",
@@ -54,6 +57,7 @@ __all__ = [
     "sample_gaussian_lda",
     "sample_jj_svi",
     "sample_jj_vb",
+    "sample_laplace_sparse",
     "sample_pg_gibbs",
     "step",
 ]
