@@ -342,14 +342,11 @@ class SparseCholeskyFactor:
         root = np.sqrt(self.d)
         scaled = eps * (root if eps.ndim == 1 else root[:, None])
         if how == "superlu":
-            b = np.empty_like(scaled)
-            b[self.perm] = self.L @ scaled
-            return self.lu.solve(b)
+            # SciPy's Pc has (Pc y)[i] = y[perm_c[i]], so P x is a gather, not a scatter.
+            return self.lu.solve((self.L @ scaled)[self.perm])
         if how == "triangular":
             y = spla.spsolve_triangular(self.U.tocsr(), scaled, lower=False)
-            out = np.empty_like(y)
-            out[self.perm] = y
-            return out
+            return y[self.perm]
         raise ValueError(f"how must be 'superlu' or 'triangular', got {how!r}")
 
 

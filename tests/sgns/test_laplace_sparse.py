@@ -94,7 +94,7 @@ def test_sparse_factor_reproduces_H_and_every_solver_its_covariance(setup) -> No
     H = parts.hessian.toarray()
     f = parts.factor
     n = H.shape[0]
-    P = sp.csc_matrix((np.ones(n), (f.perm, np.arange(n))), shape=(n, n))  # (P y)[perm] = y
+    P = sp.csc_matrix((np.ones(n), (np.arange(n), f.perm)), shape=(n, n))  # (P y)[i] = y[perm[i]]
     rebuilt = (P @ f.L @ sp.diags(f.d) @ f.L.T @ P.T).toarray()
     assert np.abs(rebuilt - H).max() <= 1e-10 * np.abs(H).max()
     cov = np.linalg.inv(H)
@@ -118,6 +118,27 @@ def test_sparse_factor_reproduces_H_and_every_solver_its_covariance(setup) -> No
         sl = slice(b * K, (b + 1) * K)
         want[sl, sl] = np.linalg.inv(H[sl, sl])
     assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max()
+
+
+def test_draws_have_covariance_H_inverse_when_the_ordering_is_not_an_involution() -> None:
+    """A fill-reducing ordering is generally not its own inverse; a factor that applied
+    ``P'`` where ``P`` belongs would pass at sizes where it happens to be one."""
+    V_, K_ = 40, 3
+    sim = simulate_sgns(V_, K_, 20_000, seed=5)
+    fixed = np.arange(V_ - K_, V_)
+    stan = sim.data.stan_data(K_, prior_sd=1.0, fixed_index=fixed, fixed_alpha=sim.alpha[fixed])
+    parts = ls.laplace_parts(stan, seed=2, solver="sparse-cholesky", optimizer="bayeswe")
+    f = parts.factor
+    n = parts.hessian.shape[0]
+    assert not np.array_equal(f.perm[f.perm], np.arange(n))
+    P = sp.csc_matrix((np.ones(n), (np.arange(n), f.perm)), shape=(n, n))
+    H = parts.hessian.toarray()
+    rebuilt = (P @ f.L @ sp.diags(f.d) @ f.L.T @ P.T).toarray()
+    assert np.abs(rebuilt - H).max() <= 1e-10 * np.abs(H).max()
+    cov = np.linalg.inv(H)
+    for how in ("superlu", "triangular"):
+        T = f.transform(np.eye(n), how=how)
+        assert np.abs(T @ T.T - cov).max() <= 1e-9 * np.abs(cov).max(), how
 
 
 def _stan_mode(output_dir: Path) -> dict[str, np.ndarray]:
