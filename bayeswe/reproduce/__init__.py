@@ -23,6 +23,14 @@ TARGETS: dict[str, tuple[str, str]] = {
         "bayeswe.reproduce.yrjanainen_table1",
         "Yrjänäinen et al. Table 1: 90 % coverage of P(w ∧ v) vs N for HMC, Gibbs, Laplace, MFVI",
     ),
+    "001-table2": (
+        "bayeswe.reproduce.yrjanainen_table2",
+        "Yrjänäinen et al. Table 2: median effective sample size vs N for HMC and Gibbs",
+    ),
+    "001-table3": (
+        "bayeswe.reproduce.yrjanainen_table3",
+        "Yrjänäinen et al. Table 3: samples and words per second of HMC and Gibbs",
+    ),
     "002-fig8": (
         "bayeswe.reproduce.naidu_fig8",
         "Naidu Fig. 8: held-out log predictive vs time for collapsed Gibbs, CAVI and SVI",

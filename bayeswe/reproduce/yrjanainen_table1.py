@@ -118,19 +118,33 @@ def _options(method: str, draws: int, warmup: int) -> dict[str, Any]:
     return {"draws": draws}
 
 
+def simulated_dataset(K: int, V: int, N: int, dataset: int) -> tuple[Any, Any, Any, float]:
+    """Dataset ``dataset`` of setting ``(K, V, N)``: ``(sim, anchors, map_fit, prior_sd)``.
+
+    The data, the MAP of ``sgns`` and the anchors (the paper's ``"last"`` rule) derive
+    from the indices only, so every method of every target fitting this dataset sees
+    the same data and the same anchors (``map_fit`` is the MAP they were taken from).
+    """
+    from bayeswe.sgns.fitting import find_anchors
+    from bayeswe.sgns.simulate import simulate_sgns
+
+    spawn = (K, V, N, dataset)
+    data_seed = int(np.random.SeedSequence(DATA_SEED, spawn_key=spawn).generate_state(1)[0])
+    sim = simulate_sgns(V, K, N, seed=data_seed)
+    sd = 1.0 / math.sqrt(K)
+    anchors, mode = find_anchors(sim.data, K, prior_sd=sd, anchor_words="last", seed=data_seed)
+    return sim, anchors, mode, sd
+
+
 def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     """Simulate the cell's dataset, fit it by the cell's method, score the intervals."""
     import time
 
-    from bayeswe.sgns.fitting import find_anchors, fit_sgns
+    from bayeswe.sgns.fitting import fit_sgns
     from bayeswe.sgns.metrics import draws_of, interval_coverage, rmse_co
-    from bayeswe.sgns.simulate import simulate_sgns
 
     K, V, N, d = params["K"], params["V"], params["N"], params["dataset"]
-    data_seed = int(np.random.SeedSequence(DATA_SEED, spawn_key=(K, V, N, d)).generate_state(1)[0])
-    sim = simulate_sgns(V, K, N, seed=data_seed)
-    sd = 1.0 / math.sqrt(K)
-    anchors, _ = find_anchors(sim.data, K, prior_sd=sd, anchor_words="last", seed=data_seed)
+    sim, anchors, _, sd = simulated_dataset(K, V, N, d)
     started = time.perf_counter()
     idata = fit_sgns(sim.data, K, method=params["method"], anchors=anchors, prior_sd=sd,
                      seed=seed, chains=1 if params["method"] in ("nuts", "pg-gibbs") else None,
