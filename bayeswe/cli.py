@@ -1,7 +1,8 @@
 """The ``bayeswe`` command line.
 
 ``bayeswe toolchain [path|build]``, ``bayeswe data [fetch|list]``, ``bayeswe demo``,
-``bayeswe compare sgns`` (inference methods on simulated SGNS data),
+``bayeswe compare sgns`` and ``bayeswe compare lda`` (inference methods on simulated
+SGNS or LDA data),
 ``bayeswe sbc SAMPLER`` (simulation-based calibration),
 ``bayeswe reproduce TARGET`` (a paper's table or figure, on Dask) and
 ``bayeswe bench NAME`` (the benchmarks listed in :data:`BENCHMARKS`).
@@ -307,16 +308,17 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_compare(args: argparse.Namespace) -> None:
-    from bayeswe.sgns import compare
+def _compare_module(args: argparse.Namespace) -> Any:
+    """``bayeswe.<model>.compare`` for ``bayeswe compare <model>``."""
+    return importlib.import_module(f"bayeswe.{args.model}.compare")
 
-    compare.check_args(args)
+
+def _check_compare(args: argparse.Namespace) -> None:
+    _compare_module(args).check_args(args)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from bayeswe.sgns import compare
-
-    return compare.main(args=args)
+    return _compare_module(args).main(args=args)
 
 
 #: Comma-separated options of the benchmarks: dest -> (kind, smallest value).
@@ -452,6 +454,15 @@ def build_parser() -> argparse.ArgumentParser:
     build_compare_parser(sgns)
     _add_debug(sgns)
     sgns.set_defaults(func=_cmd_compare, check=_check_compare, where="compare sgns")
+    lda = compare_sub.add_parser(
+        "lda",
+        help="LDA: topic recovery, 90%% coverage, held-out log predictive and time per method",
+    )
+    from bayeswe.lda.compare import build_parser as build_lda_compare_parser
+
+    build_lda_compare_parser(lda)
+    _add_debug(lda)
+    lda.set_defaults(func=_cmd_compare, check=_check_compare, where="compare lda")
 
     sbc = sub.add_parser(
         "sbc",
