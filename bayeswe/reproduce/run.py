@@ -114,6 +114,7 @@ def reproduce(
         f"Cells: {summary['cells_done']} done, "
         f"{summary['cells_failed']} failed.",
         "",
+        "",
     ]
     if quick:
         header += ["**Quick run** (reduced grid, for tests): not the paper's sizes.", ""]
