@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
-from bayeswe.reproduce.report import figure_path, markdown_table, verdict
+from bayeswe.reproduce.report import failed_cells_section, figure_path, markdown_table, verdict
 
 TITLE = "held-out log predictive vs time: collapsed Gibbs, CAVI, SVI"
 PAPER = "Naidu, Probabilistic Machine Learning: Methods of Inference (BSc thesis, Bristol 2021)"
@@ -241,7 +241,6 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     finally:
         plt.close(fig)
     claims = _claims(table) if len(table) else []
-    failed = [r for r in results if r.status != "done"]
     ends = (
         table.sort_values("cpu_s").groupby(["K", "method"]).tail(1).sort_values(["K", "method"])
         if len(table)
@@ -281,7 +280,6 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "the thesis's in level (another corpus, another vocabulary); the statements "
         "compare methods, which is what the figure shows.",
     ]
-    if failed:
-        md += ["", "## Failed cells", ""]
-        md += [f"- {r.cell.params}: `{(r.error or '').strip().splitlines()[-1]}`" for r in failed]
+    if failures := failed_cells_section(results):
+        md += ["", *failures]
     return {"markdown": "\n".join(md) + "\n", "verdicts": claims}

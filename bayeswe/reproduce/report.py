@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["figure_path", "markdown_table", "verdict"]
+__all__ = ["failed_cells_section", "figure_path", "markdown_table", "verdict", "verdict_section"]
 
 
 def verdict(claim: str, holds: bool, measured: str) -> dict[str, Any]:
@@ -29,3 +29,19 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 def figure_path(out: Path, name: str) -> Path:
     """Where a target writes its figure ``name`` (beside ``REPORT.md``)."""
     return Path(out) / name
+
+
+def verdict_section(verdicts: Sequence[dict[str, Any]]) -> list[str]:
+    """The ``## Verdict per row`` section of a report: claim, verdict, what we measured."""
+    rows = [[v["claim"], v["verdict"], v["measured"]] for v in verdicts]
+    return ["## Verdict per row", "", markdown_table(["row", "verdict", "measured"], rows), ""]
+
+
+def failed_cells_section(results: Sequence[Any]) -> list[str]:
+    """``## Failed cells`` with each failed cell's parameters and last error line; none: ``[]``."""
+    failed = [r for r in results if r.status != "done"]
+    if not failed:
+        return []
+    return ["## Failed cells", ""] + [
+        f"- {r.cell.params}: `{(r.error or '').strip().splitlines()[-1]}`" for r in failed
+    ]

@@ -27,7 +27,13 @@ import numpy as np
 import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
-from bayeswe.reproduce.report import figure_path, markdown_table, verdict
+from bayeswe.reproduce.report import (
+    failed_cells_section,
+    figure_path,
+    markdown_table,
+    verdict,
+    verdict_section,
+)
 
 TITLE = "90 % coverage of the true co-occurrence probabilities against N"
 PAPER = (
@@ -249,7 +255,6 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         savefig_atomic(fig, figure_path(out, "coverage.png"), dpi=110)
     finally:
         plt.close(fig)
-    failed = [r for r in results if r.status != "done"]
     md = [
         "## What was run",
         "",
@@ -264,13 +269,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "unfinished runs.",
         "",
         *lines,
-        "## Verdict per row",
-        "",
-        markdown_table(["row", "verdict", "measured"],
-                       [[v["claim"], v["verdict"], v["measured"]] for v in verdicts]),
-        "",
-    ]  # fmt: skip
-    if failed:
-        md += ["## Failed cells", ""]
-        md += [f"- {r.cell.params}: `{(r.error or '').strip().splitlines()[-1]}`" for r in failed]
+        *verdict_section(verdicts),
+    ]
+    md += failed_cells_section(results)
     return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}

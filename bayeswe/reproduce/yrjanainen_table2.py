@@ -32,7 +32,13 @@ import numpy as np
 import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
-from bayeswe.reproduce.report import figure_path, markdown_table, verdict
+from bayeswe.reproduce.report import (
+    failed_cells_section,
+    figure_path,
+    markdown_table,
+    verdict,
+    verdict_section,
+)
 
 TITLE = "median effective sample size of HMC and the Gibbs sampler against N"
 PAPER = (
@@ -265,7 +271,6 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         savefig_atomic(fig, figure_path(out, "ess.png"), dpi=110)
     finally:
         plt.close(fig)
-    failed = [r for r in results if r.status != "done"]
     md = [
         "## What was run",
         "",
@@ -280,13 +285,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "probabilities. `not run`: cells this run did not include.",
         "",
         *lines,
-        "## Verdict per row",
-        "",
-        markdown_table(["row", "verdict", "measured"],
-                       [[v["claim"], v["verdict"], v["measured"]] for v in verdicts]),
-        "",
-    ]  # fmt: skip
-    if failed:
-        md += ["## Failed cells", ""]
-        md += [f"- {r.cell.params}: `{(r.error or '').strip().splitlines()[-1]}`" for r in failed]
+        *verdict_section(verdicts),
+    ]
+    md += failed_cells_section(results)
     return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}

@@ -40,7 +40,13 @@ import numpy as np
 import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
-from bayeswe.reproduce.report import figure_path, markdown_table, verdict
+from bayeswe.reproduce.report import (
+    failed_cells_section,
+    figure_path,
+    markdown_table,
+    verdict,
+    verdict_section,
+)
 
 TITLE = "samples and words per second of HMC and the Gibbs sampler"
 PAPER = (
@@ -312,7 +318,6 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         savefig_atomic(fig, figure_path(out, "rates.png"), dpi=110)
     finally:
         plt.close(fig)
-    failed = [r for r in results if r.status != "done"]
     loads = table[["load_start", "load_end"]].to_numpy()
     md = [
         "## What was run",
@@ -334,13 +339,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         markdown_table(header, rows),
         "",
-        "## Verdict per row",
-        "",
-        markdown_table(["row", "verdict", "measured"],
-                       [[v["claim"], v["verdict"], v["measured"]] for v in verdicts]),
-        "",
-    ]  # fmt: skip
-    if failed:
-        md += ["## Failed cells", ""]
-        md += [f"- {r.cell.params}: `{(r.error or '').strip().splitlines()[-1]}`" for r in failed]
+        *verdict_section(verdicts),
+    ]
+    md += failed_cells_section(results)
     return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
