@@ -22,6 +22,7 @@ __all__ = [
     "invalid",
     "magnitude_problem",
     "MAGNITUDE_RANGE",
+    "parse_method_list",
 ]
 
 
@@ -112,3 +113,23 @@ def check_bool(name: str, value: Any) -> None:
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
     if value is not None and value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+def parse_method_list(text: str | Sequence[str], methods: Sequence[str]) -> list[str]:
+    """The methods of a ``--methods`` option (comma-separated text or a list), checked.
+
+    Raises ``ValueError`` for none, a repeat, or one not in ``methods`` (listing them).
+    """
+    given = text.split(",") if isinstance(text, str) else list(text)
+    chosen = [m.strip() for m in given if m.strip()]
+    unknown = [m for m in chosen if m not in methods]
+    if unknown:
+        raise ValueError(
+            f"unknown method(s) {', '.join(unknown)}; the methods are {', '.join(methods)}"
+        )
+    if not chosen:
+        raise ValueError(f"no methods given; the methods are {', '.join(methods)}")
+    repeated = sorted({m for m in chosen if chosen.count(m) > 1})
+    if repeated:
+        raise ValueError(f"method(s) given twice: {', '.join(repeated)}")
+    return chosen

@@ -60,7 +60,7 @@ from bayeswe.lda.align import align_chains, topic_distances
 from bayeswe.lda.data import LDAData
 from bayeswe.lda.evaluation import heldout_log_predictive
 from bayeswe.lda.simulate import SimulatedLDA, simulate_lda
-from bayeswe.options import magnitude_problem
+from bayeswe.options import magnitude_problem, parse_method_list
 
 __all__ = [
     "DEFAULT_METHODS",
@@ -517,19 +517,7 @@ def parse_methods(text: str | Sequence[str]) -> list[str]:
 
     Raises ``ValueError`` for none, a repeat, or one not in :data:`METHODS` (listing them).
     """
-    given = text.split(",") if isinstance(text, str) else list(text)
-    methods = [m.strip() for m in given if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(
-            f"unknown method(s) {', '.join(unknown)}; the methods are {', '.join(METHODS)}"
-        )
-    if not methods:
-        raise ValueError(f"no methods given; the methods are {', '.join(METHODS)}")
-    repeated = sorted({m for m in methods if methods.count(m) > 1})
-    if repeated:
-        raise ValueError(f"method(s) given twice: {', '.join(repeated)}")
-    return methods
+    return parse_method_list(text, METHODS)
 
 
 def _methods_option(text: str) -> list[str]:

@@ -51,6 +51,7 @@ from bayeswe.atomic import savefig_atomic, write_netcdf_atomic
 from bayeswe.errors import StanError
 from bayeswe.fit import METHODS as STAN_METHODS
 from bayeswe.fit import SAMPLER_METHODS
+from bayeswe.options import parse_method_list
 from bayeswe.sgns.fitting import UNIDENTIFIED_ONLY, find_anchors, fit_sgns
 from bayeswe.sgns.identify import (
     ANCHOR_RULES,
@@ -469,19 +470,7 @@ def parse_methods(text: str | Sequence[str]) -> list[str]:
 
     Raises ``ValueError`` for none, a repeat, or one not in :data:`METHODS` (listing them).
     """
-    given = text.split(",") if isinstance(text, str) else list(text)
-    methods = [m.strip() for m in given if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(
-            f"unknown method(s) {', '.join(unknown)}; the methods are {', '.join(METHODS)}"
-        )
-    if not methods:
-        raise ValueError(f"no methods given; the methods are {', '.join(METHODS)}")
-    repeated = sorted({m for m in methods if methods.count(m) > 1})
-    if repeated:
-        raise ValueError(f"method(s) given twice: {', '.join(repeated)}")
-    return methods
+    return parse_method_list(text, METHODS)
 
 
 def _methods_option(text: str) -> list[str]:
