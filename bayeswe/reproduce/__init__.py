@@ -31,6 +31,18 @@ TARGETS: dict[str, tuple[str, str]] = {
         "bayeswe.reproduce.yrjanainen_table3",
         "Yrjänäinen et al. Table 3: samples and words per second of HMC and Gibbs",
     ),
+    "001-fig1": (
+        "bayeswe.reproduce.yrjanainen_fig1",
+        "Yrjänäinen et al. Fig. 1: the posterior shell, K = 2, V = 10, unidentified vs identified",
+    ),
+    "001-fig4": (
+        "bayeswe.reproduce.yrjanainen_fig4",
+        "Yrjänäinen et al. Fig. 4: posteriors of cosine similarities on simulated data",
+    ),
+    "001-fig9": (
+        "bayeswe.reproduce.yrjanainen_fig9",
+        "Yrjänäinen et al. Fig. 9: sensitivity to which K context vectors are fixed",
+    ),
     "002-fig8": (
         "bayeswe.reproduce.naidu_fig8",
         "Naidu Fig. 8: held-out log predictive vs time for collapsed Gibbs, CAVI and SVI",
