@@ -282,8 +282,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from bayeswe.reproduce import TARGETS
 
     if args.list:
+        width = max(map(len, TARGETS))
         for name, (_module, description) in TARGETS.items():
-            print(f"{name:<12} {description}")
+            print(f"{name:<{width}} {description}")
         return 0
     from bayeswe.reproduce.run import parse_only, reproduce
 

@@ -35,6 +35,18 @@ TARGETS: dict[str, tuple[str, str]] = {
         "bayeswe.reproduce.yrjanainen_fig1",
         "Yrjänäinen et al. Fig. 1: the posterior shell, K = 2, V = 10, unidentified vs identified",
     ),
+    "001-fig2": (
+        "bayeswe.reproduce.yrjanainen_fig2",
+        "Yrjänäinen et al. Fig. 2, left panel: RMSE_co vs N, uniform, MAP/MFVI/HMC/Gibbs",
+    ),
+    "001-fig2-zipf": (
+        "bayeswe.reproduce.yrjanainen_fig2_zipf",
+        "Yrjänäinen et al. Fig. 2, right panel: RMSE_co vs N, Zipf word frequencies",
+    ),
+    "001-fig3": (
+        "bayeswe.reproduce.yrjanainen_fig3",
+        "Yrjänäinen et al. Fig. 3: Gibbs RMSE_co vs N/V over several (K, V)",
+    ),
     "001-fig4": (
         "bayeswe.reproduce.yrjanainen_fig4",
         "Yrjänäinen et al. Fig. 4: posteriors of cosine similarities on simulated data",
