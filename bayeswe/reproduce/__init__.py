@@ -55,6 +55,10 @@ TARGETS: dict[str, tuple[str, str]] = {
         "bayeswe.reproduce.yrjanainen_fig9",
         "Yrjänäinen et al. Fig. 9: sensitivity to which K context vectors are fixed",
     ),
+    "000-table2": (
+        "bayeswe.reproduce.sakaya_table2",
+        "Sakaya Table 2: WS-353 Spearman correlation of variational SGNS embeddings",
+    ),
     "002-fig8": (
         "bayeswe.reproduce.naidu_fig8",
         "Naidu Fig. 8: held-out log predictive vs time for collapsed Gibbs, CAVI and SVI",

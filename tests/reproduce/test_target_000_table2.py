@@ -1,0 +1,159 @@
+"""``bayeswe reproduce 000-table2``: the quick grid end to end, the helpers, the grid's design."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from bayeswe import cli
+from bayeswe.reproduce import sakaya_table2 as table2
+
+pytest.importorskip("gensim.models")  # WS-353 and the word2vec baselines
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr().out
+
+
+def test_spearman_rows_is_scipys_spearman_row_by_row() -> None:
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 5, size=(4, 30)).astype(float)  # many ties
+    cosines = rng.normal(size=(4, 30))
+    cosines[:, :3] = 0.25  # tied cosines too
+    ours = table2.spearman_rows(scores, cosines)
+    for row in range(4):
+        assert ours[row] == pytest.approx(stats.spearmanr(scores[row], cosines[row])[0], abs=1e-12)
+    assert table2.spearman_rows(scores[:1], scores[:1])[0] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_bootstrap_is_paired_and_fixed() -> None:
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=50)
+    cos = {"a": scores + rng.normal(size=50), "b": rng.normal(size=50)}
+    one, two = table2.bootstrap_scores(scores, cos), table2.bootstrap_scores(scores, cos)
+    assert set(one) == {"a", "b"} and one["a"].shape == (table2.BOOTSTRAP,)
+    assert np.array_equal(one["a"], two["a"]) and np.array_equal(one["b"], two["b"])
+    # the same resamples for every method: a method compared with itself differs by 0
+    same = table2.bootstrap_scores(scores, {"a": cos["a"], "a2": cos["a"].copy()})
+    assert np.array_equal(same["a"], same["a2"])
+    assert np.median(one["a"]) > np.median(one["b"])
+
+
+def test_the_paper_table_and_the_grid() -> None:
+    assert len(table2.PAPER_TABLE) == 12
+    values = {name: v for name, _, v in table2.PAPER_TABLE}
+    assert values["Algorithm 4"] == 46.86 and values["Algorithm 3"] == 19.47
+    assert max(values, key=values.get) == "Algorithm 4"  # the thesis's claim
+    assert set(table2.OURS_FOR) <= set(values)
+    full = table2.cells(quick=False)
+    assert [(c.params["method"], c.params["ard"]) for c in full] == list(table2.FITS)
+    for c in full:  # the thesis's settings (section 6.2, Table 2's caption)
+        p = c.params
+        assert (p["K"], p["window"], p["negatives"], p["subsample"], p["min_count"]) == (
+            50, 2, 2, 1e-5, 10)  # fmt: skip
+        assert p["corpus"] == "sotu+brown" and not c.exclusive
+    assert len({c.key for c in full} | {c.key for c in table2.cells(quick=True)}) == 14
+    assert table2.label("jj-vb", True) == "jj-vb (ARD)"
+    assert table2.label("jj-svi", False) == "jj-svi (no ARD)" and table2.label("map", None) == "map"
+
+
+def test_variational_fit_is_fit_sgns_jj_methods() -> None:
+    """The target calls the function behind ``fit_sgns(method="jj-vb"/"jj-svi")``."""
+    from bayeswe.sgns.fitting import fit_sgns
+    from bayeswe.sgns.simulate import simulate_sgns
+
+    data = simulate_sgns(V=15, K=2, N=3000, seed=4).data
+    for method, extra in (("jj-vb", {}), ("jj-svi", {"batch_size": 40})):
+        for ard in (True, False):
+            params = {"K": 2, "method": method, "ard": ard, "iterations": 4, **extra}
+            ours = table2._variational(params, data, seed=9)
+            opts = {"max_iter": 4} if method == "jj-vb" else {"passes": 4, **extra}
+            idata = fit_sgns(data, 2, method=method, identified=False, seed=9, draws=5, ard=ard,
+                             **opts)  # fmt: skip
+            assert ours["elbo"] == idata.sample_stats["elbo"].values[0, 0].tolist()
+            assert (ours["ard_precision"] is None) == (not ard)
+
+
+def test_quick_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from bayeswe.evaluation.testsets import load_similarity
+    from bayeswe.reproduce.run import reproduce
+
+    code, out = _run(["reproduce", "000-table2", "--quick", "--out", str(tmp_path),
+                      "--workers", "2"], capsys)  # fmt: skip
+    assert code == 0
+    directory = tmp_path / "000-table2"
+    for name in ("results.json", "table.csv", "table2.png", "REPORT.md"):
+        assert (directory / name).stat().st_size > 0, name
+    results = json.loads((directory / "results.json").read_text())
+    assert results["cells_done"] == 7 and results["cells_failed"] == 0 and results["quick"]
+    bench = load_similarity("WS-353")
+    table = pd.read_csv(directory / "table.csv")
+    assert len(table) == 7
+    for cell, row in zip(results["cells"], table.itertuples(), strict=True):
+        r, p = cell["result"], cell["params"]
+        assert row.fit == table2.label(p["method"], p["ard"])
+        assert r["n_pairs"] == 353 and 2 <= r["n_covered"] <= 353
+        # the stored score is Spearman's rho of the stored cosines with WS-353's scores
+        cos = np.array([np.nan if c is None else c for c in r["cosines"]])
+        covered = ~np.isnan(cos)
+        assert covered.sum() == r["n_covered"]
+        expected = stats.spearmanr(bench.score[covered], cos[covered])[0]
+        assert r["spearman"] == pytest.approx(expected, abs=1e-12)
+        assert row.spearman_x100 == pytest.approx(100 * r["spearman"], rel=1e-12)
+        assert row.n_covered == r["n_covered"]
+        if p["method"] in ("jj-vb", "jj-svi"):
+            post = r["posterior"]
+            assert -1 <= post["lower"] <= post["mean"] <= post["upper"] <= 1
+            assert len(r["elbo"]) == r["iterations_run"] <= p["iterations"]
+            assert (r["ard_active"] is not None) == p["ard"]
+            if p["method"] == "jj-vb":  # coordinate ascent: the bound never decreases
+                assert np.all(np.diff(r["elbo"]) >= -1e-9 * np.abs(r["elbo"][1:]))
+        else:
+            assert r["posterior"] is None and r["elbo"] is None
+    # every fit sees the same data
+    assert len({(c["result"]["V"], c["result"]["P"], c["result"]["n_covered"])
+                for c in results["cells"]}) == 1  # fmt: skip
+    report = (directory / "REPORT.md").read_text()
+    for name, citation, value in table2.PAPER_TABLE:
+        assert f"| {name} | {citation} | {value:.2f} |" in report
+    assert "Quick run" in report and "State of the Union" in report and "RCV1" in report
+    verdicts = results["verdicts"]
+    assert len(verdicts) == 14
+    kinds = [v["verdict"] for v in verdicts]
+    assert kinds.count("not run") == 8
+    assert all(k in ("reproduced", "differs") for k in kinds if k != "not run")
+    for v in verdicts:
+        assert v["claim"] in report
+    assert f"report {directory / 'REPORT.md'}" in out
+
+    # a rerun restricted to jj-vb reuses its cells; the other analogues are then not run
+    again = reproduce("000-table2", quick=True, out=tmp_path, only={"method": ["jj-vb"]},
+                      progress=False)  # fmt: skip
+    results2 = json.loads((again / "results.json").read_text())
+    assert results2["cells_done"] == 2
+    assert all(c["result"] == next(d["result"] for d in results["cells"] if d["key"] == c["key"])
+               for c in results2["cells"])  # fmt: skip
+    by_claim = {v["claim"]: v["verdict"] for v in results2["verdicts"]}
+    assert by_claim["Algorithm 3: 19.47"] == "not run"
+    assert by_claim["word2vec (SK) [Dhi14]: 42.73"] == "not run"
+    assert by_claim["Algorithm 4: 46.86"] in ("reproduced", "differs")
+    assert sum(v == "not run" for v in by_claim.values()) == 13
+    assert not pd.read_csv(again / "table.csv").spearman_x100.isna().any()
+
+
+def test_report_without_finished_cells_marks_every_row_not_run(tmp_path: Path) -> None:
+    out = table2.report([], tmp_path, quick=False)
+    assert len(out["verdicts"]) == 14
+    assert {v["verdict"] for v in out["verdicts"]} == {"not run"}
+    assert (tmp_path / "table2.png").stat().st_size > 0
+    assert len(pd.read_csv(tmp_path / "table.csv")) == 0
+    assert "| Algorithm 4 |  | 46.86 | jj-vb (ARD) | not run |" in out["markdown"]
