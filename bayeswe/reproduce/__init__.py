@@ -55,6 +55,18 @@ TARGETS: dict[str, tuple[str, str]] = {
         "bayeswe.reproduce.yrjanainen_fig9",
         "Yrjänäinen et al. Fig. 9: sensitivity to which K context vectors are fixed",
     ),
+    "003-table1": (
+        "bayeswe.reproduce.das_table1",
+        "Das et al. Table 1: topics and PMI coherence, Gaussian LDA vs LDA",
+    ),
+    "003-fig2": (
+        "bayeswe.reproduce.das_fig2",
+        "Das et al. Fig. 2: Cholesky and alias-table speed-ups of Gaussian LDA vs K",
+    ),
+    "003-table2": (
+        "bayeswe.reproduce.das_table2",
+        "Das et al. Table 2: held-out documents with words unseen in training",
+    ),
     "000-table2": (
         "bayeswe.reproduce.sakaya_table2",
         "Sakaya Table 2: WS-353 Spearman correlation of variational SGNS embeddings",
