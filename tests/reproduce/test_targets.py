@@ -93,3 +93,18 @@ def test_yrjanainen_table1_quick_subset(capsys: pytest.CaptureFixture[str], tmp_
     assert _run(argv, capsys)[0] == 0
     again = json.loads((directory / "results.json").read_text())
     assert {c["key"]: c["result"] for c in again["cells"]} == before
+
+
+def test_anchors_are_the_last_words_observed_as_contexts() -> None:
+    from bayeswe.reproduce.yrjanainen_table1 import last_observed_contexts, simulated_dataset
+    from bayeswe.sgns.data import SGNSData
+
+    # word 4 is never a context word (only a target), word 3 only in a pair with n=0
+    data = SGNSData.from_counts(5, [4, 4, 0, 1, 3], [0, 1, 2, 3, 1], [3, 2, 1, 0, 5],
+                                [1, 1, 0, 0, 2])  # fmt: skip
+    assert last_observed_contexts(data, 2) == [1, 2]
+    assert last_observed_contexts(data, 3) == [0, 1, 2]
+    # K=10, V=200, N=1,000, dataset 5: the paper's last ten words miss w192 and w197
+    sim, anchors, _, _ = simulated_dataset(10, 200, 1000, 5)
+    assert anchors.words == tuple(f"w{i}" for i in (188, 189, 190, 191, 193, 194, 195, 196,
+                                                     198, 199))  # fmt: skip
