@@ -51,6 +51,18 @@ TARGETS: dict[str, tuple[str, str]] = {
         "bayeswe.reproduce.yrjanainen_fig4",
         "Yrjänäinen et al. Fig. 4: posteriors of cosine similarities on simulated data",
     ),
+    "001-table4": (
+        "bayeswe.reproduce.yrjanainen_table4",
+        "Yrjänäinen et al. Table 4: MovieLens ml-100k, samples per second of HMC and Gibbs",
+    ),
+    "001-table5": (
+        "bayeswe.reproduce.yrjanainen_table5",
+        "Yrjänäinen et al. Table 5: MovieLens ml-100k, hold-out log likelihood of PM, MAP, MFVI",
+    ),
+    "001-table6": (
+        "bayeswe.reproduce.yrjanainen_table6",
+        "Yrjänäinen et al. Table 6, Figs. 5-6: State of the Union (for Congress), K = 50, 100",
+    ),
     "001-fig9": (
         "bayeswe.reproduce.yrjanainen_fig9",
         "Yrjänäinen et al. Fig. 9: sensitivity to which K context vectors are fixed",

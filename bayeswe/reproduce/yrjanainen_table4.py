@@ -1,0 +1,368 @@
+"""Yrjänäinen et al., Table 4: samples per second of HMC and the Gibbs sampler on MovieLens.
+
+**The paper.** MovieLens (section 4.2), ``V = 603``; (a) ``K = 20``, ``N = 5e4``;
+(b) ``K = 100``, ``N = 1e6``; samples per second of HMC (Stan's NUTS) and of the Gibbs
+sampler (``S = 10``, TensorFlow, 100 vectors at once), and words per second (samples
+per second times ``V``: 0.8333 x 603 = 502.5). HMC at ``K = 100`` "did not finish
+before a time limit" (printed as ``< 0.0069*``; the limit is not stated). The text:
+for ``K = 20`` "HMC is still competitive", but its "efficiency drastically drops as
+dimensionalities and dataset size increase", while the Gibbs sampler's "performance
+is still acceptable".
+
+**Our side.** The MovieLens data and training sets of ``001-table5``
+(:func:`~bayeswe.reproduce.yrjanainen_realdata.training_and_holdout`, dataset 0:
+about ``N`` observations drawn from the nine tenths not held out), prior sd 1, the
+paper's anchors (the last K words) fixed at the MAP of ``sgns``
+(:func:`~bayeswe.samplers.sgns_map.sgns_map`, at most ``MAP_ITER`` iterations), and
+every sampler started at that MAP on the identified slice (not timed). As in
+``001-table3``: ``nuts`` and ``pg-gibbs`` with ``S = 10`` (the paper's) and ``S = 1``
+(bayeswe's default), one chain on one core each, samples per second = kept draws /
+seconds of the sampling phase (NUTS: Stan's own timer; Gibbs: its per-sweep
+callback, after an untimed two-sweep run that compiles it), words per second =
+samples per second x ``V``. Iterations: ``K = 20``: 100 warm-up and 100 kept for
+both samplers; ``K = 100``: NUTS the same, Gibbs 10 warm-up and 30 kept (one Gibbs
+iteration at ``S = 10`` takes seconds there, and its rate does not depend on the
+run's length). NUTS runs under a time limit (``NUTS_LIMIT_S``, Stan's console
+printing every iteration): a run that hits it is recorded as not finished with the
+iterations it completed, and its samples per second as below ``max(1, kept draws
+done) / limit``, as the paper marks its unfinished run. Every cell runs alone on the
+cluster and records the one-minute load average at its start and end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayeswe.reproduce.grid import Cell, CellResult
+from bayeswe.reproduce.report import (
+    failed_cells_section,
+    figure_path,
+    markdown_table,
+    verdict,
+    verdict_section,
+)
+from bayeswe.reproduce.yrjanainen_table3 import faster
+
+TITLE = "MovieLens ml-100k: samples and words per second of HMC and the Gibbs sampler"
+PAPER = (
+    "Yrjänäinen, Boström, Magnusson, Jonasson, Posterior Sampling of Probabilistic Word Embeddings"
+)
+SOURCE = "section 4.2, Table 4"
+
+#: (K, N) of Table 4 (a) and (b); V = 603 in both.
+SETTINGS: tuple[tuple[int, int], ...] = ((20, 50_000), (100, 1_000_000))
+#: The paper's (samples/s, words/s): (K, N) -> method -> values (typed).
+PAPER_RATES: dict[tuple[int, int], dict[str, tuple[float, float]]] = {
+    (20, 50_000): {"HMC": (0.8333, 502.5), "Gibbs": (0.278, 167.5)},
+    (100, 1_000_000): {"HMC": (0.0069, 4.19), "Gibbs": (0.0267, 16.15)},
+}
+#: Paper values printed as upper bounds of an unfinished run ("< 0.0069*").
+PAPER_UNFINISHED: frozenset[tuple[tuple[int, int], str]] = frozenset({((100, 1_000_000), "HMC")})
+INNER_STEPS: tuple[int, ...] = (10, 1)
+PAPER_S = 10
+PRIOR_SD = 1.0
+ANCHOR_RULE = "last"
+MAP_ITER = 1000
+#: NUTS's time limit (seconds): K -> limit. At K = 20, NUTS did 127 of its 200 iterations
+#: in an hour on this machine under a load of 6-8 (about half a core); idle, the 200
+#: should take about 40 minutes (47 ms per gradient, 127-1,023 leapfrog steps each).
+NUTS_LIMIT_S: dict[int, int] = {20: 3600, 100: 1800}
+#: (warm-up, kept) iterations: K -> method -> (warmup, draws).
+ITERATIONS: dict[int, dict[str, tuple[int, int]]] = {
+    20: {"nuts": (100, 100), "pg-gibbs": (100, 100)},
+    100: {"nuts": (100, 100), "pg-gibbs": (10, 30)},
+}
+
+_ITERATION = re.compile(r"Iteration:\s*(\d+)\s*/\s*(\d+)")
+
+
+def cells(quick: bool) -> list[Cell]:
+    """(K, N) x sampler, each alone on the cluster.
+
+    Quick: V = 33 (movies with >= 300 ratings), K = 2, N = 5,000, and a NUTS run at
+    V = 603, K = 10 under a 3-second limit that it cannot meet (the unfinished path).
+    """
+    # (data and start, NUTS limit, NUTS iterations, Gibbs iterations or None)
+    if quick:
+        plan = [({"K": 2, "N": 5_000, "min_ratings": 300, "map_iter": 100}, 120, (30, 30),
+                 (30, 30)),
+                ({"K": 10, "N": 20_000, "min_ratings": 50, "map_iter": 50}, 3, (100, 100),
+                 None)]  # fmt: skip
+    else:
+        plan = [({"K": K, "N": N, "min_ratings": 50, "map_iter": MAP_ITER}, NUTS_LIMIT_S[K],
+                 ITERATIONS[K]["nuts"], ITERATIONS[K]["pg-gibbs"])
+                for K, N in SETTINGS]  # fmt: skip
+    out = []
+    for base, limit, (warmup, draws), gibbs in plan:
+        nuts = {**base, "method": "nuts", "S": None, "warmup": warmup, "draws": draws,
+                "limit_s": limit}  # fmt: skip
+        out.append(Cell("001-table4", nuts, exclusive=True))
+        if gibbs is not None:
+            out += [Cell("001-table4", {**base, "method": "pg-gibbs", "S": S, "warmup": gibbs[0],
+                                        "draws": gibbs[1], "limit_s": None}, exclusive=True)
+                    for S in INNER_STEPS]  # fmt: skip
+    return out
+
+
+def iterations_done(console: str) -> int:
+    """The last iteration Stan's console reported (``Iteration: i / n``), 0 if none."""
+    found = _ITERATION.findall(console)
+    return int(found[-1][0]) if found else 0
+
+
+def unfinished_bound(kept_done: int, limit_s: float) -> float:
+    """Samples per second of a run stopped at ``limit_s``: below ``max(1, kept) / limit``."""
+    return max(1, int(kept_done)) / float(limit_s)
+
+
+def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
+               seed: int) -> dict[str, Any]:  # fmt: skip
+    import bayeswe
+    from bayeswe.bench.pg_gibbs import _stan_phase_times
+    from bayeswe.errors import StanTimeoutError
+
+    warmup, draws, limit = params["warmup"], params["draws"], params["limit_s"]
+    with tempfile.TemporaryDirectory(prefix="bayeswe-reproduce-nuts-") as tmp:
+        try:
+            idata = bayeswe.fit("sgns_identified", data, method="nuts", seed=seed, chains=1,
+                                iter_warmup=warmup, iter_sampling=draws, inits=start,
+                                output_dir=tmp, refresh=1, timeout=limit)  # fmt: skip
+        except StanTimeoutError as exc:
+            done = iterations_done(exc.stan_message)
+            kept = max(0, done - warmup)
+            return {"finished": False, "iterations_done": done, "draws_kept": kept,
+                    "total_s": float(limit), "threads": 1,
+                    "samples_per_s": unfinished_bound(kept, limit)}  # fmt: skip
+        warmup_s, sampling_s = _stan_phase_times(Path(tmp))
+    stats = idata.sample_stats
+    kept = int(idata.posterior.sizes["draw"])
+    return {
+        "finished": True,
+        "iterations_done": warmup + draws,
+        "draws_kept": kept,
+        "warmup_s": warmup_s,
+        "sampling_s": sampling_s,
+        "total_s": float(idata.attrs["wall_time"]),
+        "samples_per_s": kept / sampling_s,
+        "leapfrogs_per_draw": float(stats["n_steps"].values.mean()),
+        "step_size": float(stats["step_size"].values.mean()),
+        "divergences": int(stats["diverging"].values.sum()),
+        "threads": 1,
+    }
+
+
+def _time_gibbs(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
+                seed: int) -> dict[str, Any]:  # fmt: skip
+    from bayeswe.bench.pg_gibbs import _gibbs_run
+    from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
+
+    common = {"chains": 1, "inner_steps": params["S"], "inits": start, "progress": False,
+              "threads": 1}  # fmt: skip
+    # Numba loads or compiles the kernels on the first call: not part of the rate.
+    sample_pg_gibbs(data, seed=seed, iter_warmup=0, iter_sampling=2, **common)
+    run = _gibbs_run(data, params["warmup"], params["draws"], seed=seed, **common)
+    kept = int(run["idata"].posterior.sizes["draw"])
+    return {
+        "finished": True,
+        "iterations_done": params["warmup"] + params["draws"],
+        "draws_kept": kept,
+        "warmup_s": run["wall_s"] - run["sampling_s"],
+        "sampling_s": run["sampling_s"],
+        "total_s": run["wall_s"],
+        "samples_per_s": kept / run["sampling_s"],
+        "threads": run["threads"],
+    }
+
+
+def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Build the cell's training set and start (not timed), then time one sampler."""
+    from bayeswe.reproduce import yrjanainen_realdata as real
+
+    K, N = params["K"], params["N"]
+    train, _ = real.training_and_holdout(real.movielens_pairs(params["min_ratings"]), N, 0)
+    start = real.identified_start(
+        train, K, prior_sd=PRIOR_SD, rule=ANCHOR_RULE, seed=real.data_seed(5, 0, N),
+        max_iter=params["map_iter"],
+    )  # fmt: skip
+    load_start = os.getloadavg()[0]
+    timer = _time_nuts if params["method"] == "nuts" else _time_gibbs
+    timed = timer(start.stan_data, start.start, params, seed)
+    return {
+        **timed,
+        "words_per_s": timed["samples_per_s"] * train.V,
+        "V": train.V,
+        "N_train": train.total,
+        "P": train.P,
+        "load_start": load_start,
+        "load_end": os.getloadavg()[0],
+    }
+
+
+_COLUMNS = ["K", "N", "V", "method", "S", "warmup", "draws", "limit_s", "finished",
+            "iterations_done", "draws_kept", "samples_per_s", "words_per_s", "sampling_s",
+            "total_s", "N_train", "P", "threads", "load_start", "load_end"]  # fmt: skip
+
+
+def _frame(results: list[CellResult]) -> pd.DataFrame:
+    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
+    return pd.DataFrame(rows, columns=_COLUMNS) if rows else pd.DataFrame(columns=_COLUMNS)
+
+
+def _label(method: str, S: Any) -> str:
+    return "HMC (nuts)" if method == "nuts" else f"Gibbs (pg-gibbs, S = {int(S)})"
+
+
+def _shown(rate: float, finished: bool, digits: int = 4) -> str:
+    return f"{rate:.{digits}f}" if finished else f"< {rate:.{digits}f}*"
+
+
+def _verdicts(rates: dict[tuple[int, int], dict[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    hmc, gibbs = _label("nuts", None), _label("pg-gibbs", PAPER_S)
+    out = []
+    key = SETTINGS[0]
+    claim = (f"K = {key[0]}, N = {key[1]:,}: HMC competitive, faster than Gibbs S = 10 (paper "
+             "0.8333 vs 0.278 samples/s)")  # fmt: skip
+    got = rates.get(key, {})
+    if hmc in got and gibbs in got:
+        h, g = got[hmc], got[gibbs]
+        if h["finished"]:
+            said = faster(h["rate"], g["rate"])
+            measured = f"ours HMC {h['rate']:.4f}, Gibbs {g['rate']:.4f} samples/s: {said}"
+            out.append(verdict(claim, said == "HMC", measured))
+        else:
+            measured = (f"ours HMC did not finish {h['total']:.0f} s (< {h['rate']:.4f} "
+                        f"samples/s), Gibbs {g['rate']:.4f} samples/s")  # fmt: skip
+            out.append(verdict(claim, False, measured))
+    else:
+        out.append({"claim": claim, "verdict": "not run", "measured": "HMC or Gibbs not run"})
+    key = SETTINGS[1]
+    claim = (f"K = {key[0]}, N = {key[1]:,}: HMC does not finish in the time limit (< 0.0069* "
+             "samples/s) while Gibbs S = 10 runs (0.0267 samples/s)")  # fmt: skip
+    got = rates.get(key, {})
+    if hmc in got and gibbs in got:
+        h, g = got[hmc], got[gibbs]
+        measured = (
+            f"ours HMC {'finished' if h['finished'] else 'did not finish'} in "
+            f"{h['total']:.0f} s ({_shown(h['rate'], h['finished'])} samples/s, "
+            f"{h['iterations']} iterations), Gibbs {g['rate']:.4f} samples/s"
+        )
+        out.append(verdict(claim, not h["finished"] or h["rate"] < g["rate"], measured))
+    else:
+        out.append({"claim": claim, "verdict": "not run", "measured": "HMC or Gibbs not run"})
+    claim = ("HMC's rate drops far more than Gibbs's from (a) to (b) (paper: HMC by a factor > "
+             "120, Gibbs by 10)")  # fmt: skip
+    a, b = rates.get(SETTINGS[0], {}), rates.get(SETTINGS[1], {})
+    if all(m in r for m in (hmc, gibbs) for r in (a, b)):
+        drop_h = a[hmc]["rate"] / b[hmc]["rate"]
+        drop_g = a[gibbs]["rate"] / b[gibbs]["rate"]
+        if not a[hmc]["finished"]:
+            # (a)'s rate is itself an upper bound: the drop is not measured
+            out.append(
+                {
+                    "claim": claim,
+                    "verdict": "not run",
+                    "measured": f"HMC did not finish (a); Gibbs dropped by {drop_g:.1f}",
+                }
+            )
+        else:
+            # an unfinished (b) gives an upper bound on its rate: the drop is a lower bound
+            sign = "" if b[hmc]["finished"] else ">= "
+            out.append(verdict(claim, drop_h > drop_g, f"HMC dropped by {sign}{drop_h:.1f}, "
+                                                       f"Gibbs by {drop_g:.1f}"))  # fmt: skip
+    else:
+        out.append({"claim": claim, "verdict": "not run", "measured": "a setting not run"})
+    return out
+
+
+def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
+    """``table.csv``, ``rates.png`` and Table 4 beside the paper's, per row a verdict."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bayeswe.atomic import savefig_atomic, write_text_atomic
+
+    table = _frame(results)
+    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    rates: dict[tuple[int, int], dict[str, dict[str, Any]]] = {}
+    for r in table.itertuples():
+        rates.setdefault((int(r.K), int(r.N)), {})[_label(r.method, r.S)] = {
+            "rate": float(r.samples_per_s), "words": float(r.words_per_s),
+            "finished": bool(r.finished), "total": float(r.total_s),
+            "iterations": int(r.iterations_done)}  # fmt: skip
+    keys = [*SETTINGS, *sorted(set(rates) - set(SETTINGS))]
+    labels = [_label("nuts", None), *(_label("pg-gibbs", S) for S in INNER_STEPS)]
+    rows = []
+    for key in keys:
+        K, N = key
+        for j, lab in enumerate(labels):
+            paper = PAPER_RATES.get(key, {}).get(("HMC", "Gibbs")[j]) if j < 2 else None
+            done = (key, ("HMC", "Gibbs")[min(j, 1)]) not in PAPER_UNFINISHED
+            ours = rates.get(key, {}).get(lab)
+            rows.append([
+                K, f"{N:,}", lab,
+                _shown(paper[0], done) if paper else "–",
+                _shown(paper[1], done, 2) if paper else "–",
+                _shown(ours["rate"], ours["finished"]) if ours else "not run",
+                _shown(ours["words"], ours["finished"], 2) if ours else "not run",
+                (f"{ours['iterations']} in {ours['total']:.0f} s" if ours else "–"),
+            ])  # fmt: skip
+    header = ["K", "N", "method", "paper samples/s", "paper words/s", "ours samples/s",
+              "ours words/s", "ours iterations (whole run)"]  # fmt: skip
+    verdicts = _verdicts(rates)
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.4))
+    x = np.arange(len(keys))
+    for j, lab in enumerate(labels):
+        got = [rates.get(k, {}).get(lab) for k in keys]
+        ys = [g["rate"] if g else np.nan for g in got]
+        bars = ax.bar(x + (j - 1) * 0.27, ys, width=0.27, color=f"C{j}", label=f"{lab} ours")
+        for bar, g in zip(bars, got, strict=True):
+            if g and not g["finished"]:
+                bar.set_hatch("//")  # an upper bound: the run hit the time limit
+    for j, name in enumerate(("HMC", "Gibbs")):
+        ys = [PAPER_RATES[k][name][0] if k in PAPER_RATES else np.nan for k in keys]
+        ax.scatter(x + (j - 1) * 0.27, ys, marker="x", color="k", zorder=3,
+                   label="paper" if j == 0 else None)  # fmt: skip
+    ax.set_yscale("log")
+    ax.set_ylabel("samples per second (hatched: upper bound, time limit)")
+    ax.set_xticks(x, [f"K = {K}\nN = {N:,}" for K, N in keys])
+    ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    try:
+        savefig_atomic(fig, figure_path(out, "rates.png"), dpi=110)
+    finally:
+        plt.close(fig)
+    loads = table[["load_start", "load_end"]].to_numpy(dtype=float)
+    md = [
+        "## What was run",
+        "",
+        "**The paper.** " + __doc__.split("**The paper.**")[1].split("**Our side.**")[0].strip(),
+        "",
+        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
+        "",
+        "**Machine.** Absolute rates depend on the machine (CPU and load in the header; "
+        "one-minute load during the cells: "
+        + (f"{loads.min():.2f}-{loads.max():.2f}" if len(loads) else "–")
+        + "). The paper's machine and time limit are not stated and its Gibbs sampler "
+        "ran batched TensorFlow operations; ours runs one Numba thread. `*`: the run hit "
+        "its time limit, and the rate shown is an upper bound.",
+        "",
+        "![Samples per second](rates.png)",
+        "",
+        "## Samples and words per second: the paper's Table 4 and ours",
+        "",
+        markdown_table(header, rows),
+        "",
+        *verdict_section(verdicts),
+    ]
+    md += failed_cells_section(results)
+    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}

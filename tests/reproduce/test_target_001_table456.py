@@ -1,0 +1,209 @@
+"""``bayeswe reproduce 001-table4``, ``001-table5`` and ``001-table6``: helpers and quick grids."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayeswe import cli
+from bayeswe.reproduce import yrjanainen_realdata as real
+from bayeswe.reproduce import yrjanainen_table4 as table4
+from bayeswe.reproduce import yrjanainen_table5 as table5
+from bayeswe.reproduce import yrjanainen_table6 as table6
+from bayeswe.sgns.metrics import cosine_similarity
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    capsys.readouterr()
+    return code
+
+
+def _outputs(directory: Path, *files: str) -> tuple[dict, pd.DataFrame, str]:
+    for name in ("results.json", "table.csv", "REPORT.md", *files):
+        assert (directory / name).stat().st_size > 0, name
+    results = json.loads((directory / "results.json").read_text())
+    return results, pd.read_csv(directory / "table.csv"), (directory / "REPORT.md").read_text()
+
+
+def test_list_shows_the_three_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        cli.main(["reproduce", "--list"])
+    except SystemExit:
+        pass
+    names = {line.split()[0] for line in capsys.readouterr().out.splitlines()}
+    assert {"001-table4", "001-table5", "001-table6"} <= names
+
+
+def test_stan_console_and_the_unfinished_bound() -> None:
+    console = "Iteration:  1 / 200 [  0%]  (Warmup)\nIteration: 12 / 200 [  6%]  (Warmup)\n"
+    assert table4.iterations_done(console) == 12
+    assert table4.iterations_done("Gradient evaluation took 0.01 seconds") == 0
+    assert table4.unfinished_bound(0, 1800) == 1 / 1800
+    assert table4.unfinished_bound(5, 1000) == 0.005
+    # words/s is samples/s x V
+    assert table4.PAPER_RATES[(20, 50_000)]["HMC"][1] == pytest.approx(0.8333 * 603, abs=0.1)
+
+
+def test_training_and_holdout_are_fixed_by_their_indices() -> None:
+    data = real.movielens_pairs(300)
+    train, test = real.training_and_holdout(data, 20_000, 0)
+    again, test_again = real.training_and_holdout(data, 20_000, 0)
+    assert train == again and test == test_again
+    other, test_other = real.training_and_holdout(data, 20_000, 1)
+    assert other != train and test_other != test
+    # about N training observations, a tenth of all held out, none shared beyond the total
+    assert abs(train.total - 20_000) < 5 * np.sqrt(20_000)
+    assert abs(test.total - 0.1 * data.total) < 5 * np.sqrt(data.total)
+    assert train.total + test.total <= data.total
+    assert train.vocabulary == test.vocabulary == data.vocabulary
+    with pytest.raises(ValueError, match="below the"):
+        real.training_and_holdout(data, data.total, 0)
+
+
+def test_identified_start_keeps_the_map_likelihood() -> None:
+    train, test = real.training_and_holdout(real.movielens_pairs(300), 5_000, 0)
+    start = real.identified_start(train, 2, prior_sd=1.0, rule="last", seed=3, max_iter=200)
+    V = train.V
+    assert list(start.fixed_index) == [V - 2, V - 1]  # the paper's last K words
+    free = np.setdiff1d(np.arange(V), start.fixed_index)
+    alpha = np.zeros((V, 2))
+    alpha[free], alpha[start.fixed_index] = start.start["alpha_free"], start.fixed_alpha
+    # Proposition 1: the identified start has the MAP's likelihood on any data
+    assert real.holdout(start.start["rho"], alpha, test) == pytest.approx(
+        real.holdout(start.rho_map, start.alpha_map, test), rel=1e-9
+    )
+
+
+def test_estimator_means_average_over_datasets() -> None:
+    table = pd.DataFrame(
+        {"N": [10, 10, 10, 10], "dataset": [0, 0, 1, 1], "fit": ["gibbs", "mfvi"] * 2,
+         "PM-Gibbs": [-0.5, np.nan, -0.7, np.nan], "MAP": [-0.8, np.nan, -1.0, np.nan],
+         "MFVI": [np.nan, -0.9, np.nan, -0.95]}
+    )  # fmt: skip
+    means = table5.estimator_means(table)
+    assert means[10]["PM-Gibbs"] == (pytest.approx(-0.6), 2)
+    assert means[10]["MAP"] == (pytest.approx(-0.9), 2)
+    assert means[10]["MFVI"] == (pytest.approx(-0.925), 2)
+
+
+def test_mfvi_cosines_in_the_identified_frame() -> None:
+    rng = np.random.default_rng(0)
+    V, K = 6, 2
+    m, mu = rng.normal(size=(V, K)), rng.normal(size=(V, K))
+    q = SimpleNamespace(m=m, mu=mu, S=np.broadcast_to(1e-16 * np.eye(K), (V, K, K)).copy())
+    fixed = np.array([4, 5])
+    # anchors equal to q's own mean: the map is the identity, cosines are those of the means
+    (cos,) = table6.mfvi_cosines(q, [(0, 1)], fixed, mu[fixed], 5, 1)
+    assert np.allclose(cos, cosine_similarity(m[0], m[1]))
+    # other anchors: each vector is mapped by A^{-1}, A = mu[I]^{-1} M (Proposition 1)
+    M = np.array([[2.0, 0.0], [1.0, 1.0]])
+    A = np.linalg.solve(mu[fixed], M)
+    (cos,) = table6.mfvi_cosines(q, [(0, 1)], fixed, M, 5, 1)
+    mapped = np.linalg.solve(A, m[[0, 1]].T).T
+    assert np.allclose(cos, cosine_similarity(mapped[0], mapped[1]))
+
+
+def test_table4_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert _run(["reproduce", "001-table4", "--quick", "--out", str(tmp_path)], capsys) == 0
+    results, table, report = _outputs(tmp_path / "001-table4", "rates.png")
+    assert results["cells_done"] == 4 and results["cells_failed"] == 0
+    assert all(cell["exclusive"] for cell in results["cells"])
+    for cell in results["cells"]:
+        r, p = cell["result"], cell["params"]
+        assert r["words_per_s"] == pytest.approx(r["samples_per_s"] * r["V"], rel=1e-12)
+        if r["finished"]:
+            assert r["draws_kept"] == p["draws"] and 0 < r["sampling_s"] < r["total_s"]
+            assert r["samples_per_s"] == r["draws_kept"] / r["sampling_s"]
+        else:  # the 3-second NUTS run at V = 603: stopped, its rate a bound
+            assert p["method"] == "nuts" and p["limit_s"] == 3 and r["V"] == 603
+            assert r["iterations_done"] < p["warmup"] + p["draws"]
+            assert r["samples_per_s"] == table4.unfinished_bound(r["draws_kept"], 3)
+    assert len(table) == 4
+    for row, cell in zip(table.itertuples(), results["cells"], strict=True):
+        assert (row.K, row.N, row.method) == tuple(cell["params"][k] for k in ("K", "N", "method"))
+        assert row.samples_per_s == pytest.approx(cell["result"]["samples_per_s"], rel=1e-12)
+    # the paper's numbers, typed, its unfinished run marked, a verdict for each claim
+    assert "| 20 | 50,000 | HMC (nuts) | 0.8333 | 502.50 | not run" in report
+    assert "| 20 | 50,000 | Gibbs (pg-gibbs, S = 10) | 0.2780 | 167.50 | not run" in report
+    assert "| 100 | 1,000,000 | HMC (nuts) | < 0.0069* | < 4.19* | not run" in report
+    assert "| 100 | 1,000,000 | Gibbs (pg-gibbs, S = 10) | 0.0267 | 16.15 | not run" in report
+    assert "< 0.3333*" in report  # our unfinished quick run
+    assert [v["verdict"] for v in results["verdicts"]] == ["not run"] * 3
+    assert "Quick run" in report and "load" in report
+
+
+def test_table5_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    argv = ["reproduce", "001-table5", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    assert _run(argv, capsys) == 0
+    results, table, report = _outputs(tmp_path / "001-table5", "holdout.png")
+    assert results["cells_done"] == 4 and results["cells_failed"] == 0
+    by_key = {}
+    for cell in results["cells"]:
+        r, p = cell["result"], cell["params"]
+        assert r["V"] == 33 and abs(r["N_train"] - p["N"]) < 5 * np.sqrt(p["N"])
+        for name in ("PM-Gibbs", "MAP", "MFVI"):
+            if name in r:
+                assert -5 < r[name] < 0  # a log likelihood per observation
+        by_key[(p["N"], p["fit"])] = r
+    # the two fits of an N share the data, the MAP and so its iterations
+    for N in (5_000, 20_000):
+        g, v = by_key[(N, "gibbs")], by_key[(N, "mfvi")]
+        assert (g["N_train"], g["map_iterations"]) == (v["N_train"], v["map_iterations"])
+    assert len(table) == 4
+    for row in table.itertuples():
+        r = by_key[(row.N, row.fit)]
+        column = "MAP" if row.fit == "gibbs" else "MFVI"
+        assert getattr(row, column) == pytest.approx(r[column], rel=1e-12)
+    for N, values in table5.PAPER_TABLE.items():
+        assert f"| {N:,} | paper | " + " | ".join(f"{v:.4f}" for v in values) + " |" in report
+    verdicts = {v["claim"]: v["verdict"] for v in results["verdicts"]}
+    assert len(verdicts) == 4 + 2 + 1
+    assert sum(v == "not run" for v in verdicts.values()) == 5
+    assert sum(v == "no paper row" for v in verdicts.values()) == 2
+
+
+def test_table6_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    argv = ["reproduce", "001-table6", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    assert _run(argv, capsys) == 0
+    directory = tmp_path / "001-table6"
+    results, table, report = _outputs(directory, "cosines.csv", "cosines_K3.png")
+    assert results["cells_done"] == 2 and results["cells_failed"] == 0
+    cosines = pd.read_csv(directory / "cosines.csv")
+    for cell in results["cells"]:
+        r, p = cell["result"], cell["params"]
+        assert r["V"] == 450 and len(r["fixed_words"]) == p["K"] == 3
+        assert r["pairs"] == [["speak", "law"], ["that", "it"]]
+        assert r["gibbs_draws"] == p["kept"]
+        assert ("MFVI" in r) == p["mfvi"]
+        for pair, cos in r["cosines"].items():
+            assert len(cos["gibbs"]) == p["kept"] and -1 <= min(cos["gibbs"]) <= 1
+            assert ("mfvi" in cos) == p["mfvi"]
+            a, b = pair.split("|")
+            rows = cosines[(cosines.N == p["N"]) & (cosines.word1 == a) & (cosines.word2 == b)]
+            gibbs = rows[rows.method == "Gibbs"].iloc[0]
+            assert gibbs["mean"] == pytest.approx(np.mean(cos["gibbs"]), rel=1e-12)
+            assert rows[rows.method == "MAP"].iloc[0]["mean"] == pytest.approx(cos["map"])
+    assert set(table.N) == {20_000, 60_000}
+    for row in table.itertuples():
+        cell = next(c for c in results["cells"] if c["params"]["N"] == row.N)
+        assert row.MAP == pytest.approx(cell["result"]["MAP"], rel=1e-12)
+    assert "State of the Union" in report and "not available offline" in report
+    for rows in table6.PAPER_TABLE.values():
+        for N, values in rows.items():
+            typed = " | ".join(map(table6.typed, values))
+            assert f"| {N:,} | paper | {typed} | – |" in report
+    assert "| 1,000,000 | paper | -0.72549 | -0.7374 | -0.7896 | – |" in report
+    assert "| 10,000,000 | paper | -0.6360 | NA | -0.6357 | – |" in report
+    verdicts = [v["verdict"] for v in results["verdicts"]]
+    # 8 Table 6 rows + HMC + 2 trends, 4 figure rows + 2 quick rows + HMC
+    assert len(verdicts) == 8 + 1 + 2 + 4 + 2 + 1
+    assert verdicts.count("no paper row") == 2 and verdicts.count("not run") == 16
