@@ -67,6 +67,7 @@ __all__ = [
     "build_parser",
     "lee_corpus",
     "main",
+    "setting",
     "synthetic_corpus",
     "with_topics",
 ]
@@ -185,7 +186,15 @@ def _time_naive(problem: GLDAProblem, state: GLDAState, n_tokens: int) -> dict[s
     }
 
 
-def _setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) -> dict[str, Any]:
+def setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Time every sampler on corpus ``name`` with ``K`` topics from one burnt-in state.
+
+    ``args``: ``seed``, ``burn_in`` (exact sweeps from a k-means start, not timed),
+    ``sweeps`` (timed sweeps per sampler) and ``naive_tokens`` (tokens timed for the
+    naive sampler), as :func:`build_parser` makes them. Returns the setting's sizes, the
+    timings of ``cholesky``, ``cholesky_solve``, ``alias``, ``alias_fresh_doc`` and
+    ``naive`` and the speed-ups between them.
+    """
     problem = GLDAProblem.from_data(with_topics(data, K))
     base = init_state(problem, seed=args.seed, method="alias-mh", init="kmeans")
     for _ in range(args.burn_in):
@@ -261,7 +270,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     settings = []
     for name, data in corpora:
         for K in Ks:
-            settings.append(_setting(name, data, K, args))
+            settings.append(setting(name, data, K, args))
             harness.progress(settings[-1])
 
     def pick(corpus: str, K: int, key: str) -> float | None:

@@ -95,8 +95,12 @@ def _map_start(data: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
 _ELAPSED = re.compile(r"([0-9.eE+-]+) seconds \((Warm-up|Sampling)\)")
 
 
-def _stan_phase_times(output_dir: Path) -> tuple[float, float]:
-    """Warm-up and sampling seconds that Stan wrote at the end of its CSV file."""
+def stan_phase_times(output_dir: Path) -> tuple[float, float]:
+    """Warm-up and sampling seconds that Stan wrote at the end of its CSV file.
+
+    ``output_dir`` holds the CSV file of one Stan run. Raises
+    :class:`~bayeswe.bench.harness.BenchError` if no CSV file there states both times.
+    """
     times = {}
     for path in output_dir.glob("*.csv"):
         for line in path.read_text().splitlines():
@@ -108,11 +112,14 @@ def _stan_phase_times(output_dir: Path) -> tuple[float, float]:
     return times["Warm-up"], times["Sampling"]
 
 
-def _gibbs_run(data: dict[str, Any], warm: int, kept: int, **options: Any) -> dict[str, float]:
+def gibbs_run(data: dict[str, Any], warm: int, kept: int, **options: Any) -> dict[str, Any]:
     """One PG-Gibbs chain; its total wall time and the seconds of its kept sweeps.
 
-    The sampler calls back after every sweep; the sampling phase runs from the end of
-    the last warm-up sweep to the end of the last kept one.
+    ``warm`` warm-up and ``kept`` kept iterations; ``options`` go to
+    :func:`~bayeswe.samplers.pg_gibbs.sample_pg_gibbs`. The sampler calls back after
+    every sweep; the sampling phase runs from the end of the last warm-up sweep to the
+    end of the last kept one. Returns ``idata`` (the draws), ``wall_s`` (the sampler's
+    wall time), ``sampling_s`` and ``threads``.
     """
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
 
@@ -194,7 +201,7 @@ def _setting(
     for name, options in runs:
         sides[name] = []
         for seed in seeds:
-            r = _gibbs_run(data, warm, kept, seed=seed, **common, **options)
+            r = gibbs_run(data, warm, kept, seed=seed, **common, **options)
             ess = _median_ess(r["idata"], pairs)
             sides[name].append(
                 {
@@ -218,7 +225,7 @@ def _setting(
                         "sgns_identified", data, method="nuts", seed=seed, chains=1,
                         iter_warmup=warmup, iter_sampling=draws, inits=start, output_dir=tmp,
                     )  # fmt: skip
-                    warm_s, sampling_s = _stan_phase_times(Path(tmp))
+                    warm_s, sampling_s = stan_phase_times(Path(tmp))
                 ess = _median_ess(n, pairs)
                 steps = n.sample_stats["n_steps"].values
                 cache[key]["nuts"].append(

@@ -27,7 +27,7 @@ two variants each where the paper's design and bayeswe's default differ: *CH* is
 Two measures per K, each a cell that runs alone on the cluster:
 
 * *time per iteration*, as the paper states its speed-ups: :mod:`bayeswe.bench.gaussian_lda`
-  (:func:`~bayeswe.bench.gaussian_lda._setting`): from one k-means start after 5
+  (:func:`~bayeswe.bench.gaussian_lda.setting`): from one k-means start after 5
   exact sweeps (the paper's "after initial few iterations"), 3 timed sweeps of each
   sampler and 300 timed tokens of the naive one (its sweep is extrapolated), CPU
   seconds of the sampling thread, compilation and the first alias tables untimed;
@@ -61,11 +61,14 @@ import pandas as pd
 from bayeswe.reproduce.das_common import PAPER as _PAPER
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "Cholesky and alias-table speed-ups of Gaussian LDA against K"
@@ -140,7 +143,7 @@ def _data(K: int, docs: int) -> Any:
 
 
 def _per_iteration(params: dict[str, Any], seed: int) -> dict[str, Any]:
-    from bayeswe.bench.gaussian_lda import _setting
+    from bayeswe.bench.gaussian_lda import setting
 
     data = _data(params["K"], params["docs"])
     args = argparse.Namespace(
@@ -149,8 +152,8 @@ def _per_iteration(params: dict[str, Any], seed: int) -> dict[str, Any]:
         sweeps=params["sweeps"],
         naive_tokens=params["naive_tokens"],
     )
-    # _setting applies the bench's priors (with_topics) itself: the same as glda_data's
-    out = _setting("newsgroups", data, params["K"], args)
+    # setting applies the bench's priors (with_topics) itself: the same as glda_data's
+    out = setting("newsgroups", data, params["K"], args)
     return {name: out[name] for name in SAMPLERS} | {
         k: out[k] for k in ("n_tokens", "n_docs", "n_words", "D", "mean_topics_per_doc")
     }
@@ -174,7 +177,7 @@ def _trace(
 
 def _equal_time(params: dict[str, Any], seed: int) -> dict[str, Any]:
     from bayeswe.kernels import glda as kern
-    from bayeswe.samplers.gaussian_lda import GLDAProblem, _lp, init_state, step
+    from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
     problem = GLDAProblem.from_data(_data(params["K"], params["docs"]))
     K, D, N = problem.K, problem.D, problem.n_tokens
@@ -191,7 +194,7 @@ def _equal_time(params: dict[str, Any], seed: int) -> dict[str, Any]:
         state = copy.deepcopy(start)
         traces[name] = _trace(
             lambda s=state, kw=kw: step(problem, s, **kw),
-            lambda s=state: _lp(problem, s) / N,
+            lambda s=state: lp(problem, s) / N,
             params["budget"],
         )
 
@@ -225,7 +228,7 @@ def _equal_time(params: dict[str, Any], seed: int) -> dict[str, Any]:
     kern.sweep_naive(*scratch, 0, min(2, N))  # compile, untimed, on a copy
 
     def naive_lp() -> float:
-        return _lp(problem, init_state(problem, seed=seed, z=z)) / N
+        return lp(problem, init_state(problem, seed=seed, z=z)) / N
 
     traces["naive"] = _trace(lambda: kern.sweep_naive(*args, 0, N), naive_lp, params["budget"])
     return {"traces": traces, "n_tokens": N, "K": K, "D": D, "load": os.getloadavg()[0]}
@@ -318,7 +321,7 @@ def _verdicts(speed: pd.DataFrame, timing: pd.DataFrame) -> list[dict[str, Any]]
             "the paper's K is not stated)"
         )
         if k_ref is None:
-            out.append({"claim": claim, "verdict": "not run", "measured": "not run"})
+            out.append(not_run(claim, "not run"))
             continue
         row = sec.loc[k_ref]
         ours = row[slow] / row[PAPER_ALIAS]
@@ -346,7 +349,7 @@ def _verdicts(speed: pd.DataFrame, timing: pd.DataFrame) -> list[dict[str, Any]]
             )
         )
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "not run"})
+        out.append(not_run(claim, "not run"))
     claim = "the alias speed-up over CH grows with K (O(K M^2) against O(K_d M^2) per token)"
     if len(sec) >= 2:
         ratio = sec["cholesky_solve"] / sec["alias_fresh_doc"]
@@ -362,7 +365,7 @@ def _verdicts(speed: pd.DataFrame, timing: pd.DataFrame) -> list[dict[str, Any]]
             )
         )
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "fewer than two K"})
+        out.append(not_run(claim, "fewer than two K"))
     # Fig. 2 itself: at equal CPU time A+CH is ahead
     if len(timing):
         end = timing[timing.budget_s == timing.budget_s.max()]
@@ -384,27 +387,19 @@ def _verdicts(speed: pd.DataFrame, timing: pd.DataFrame) -> list[dict[str, Any]]
             )
     else:
         out.append(
-            {
-                "claim": "after equal CPU time A+CH has the highest average "
-                "log-likelihood (Fig. 2)",
-                "verdict": "not run",
-                "measured": "not run",
-            }
+            not_run(
+                "after equal CPU time A+CH has the highest average log-likelihood (Fig. 2)",
+                "not run",
+            )
         )
     return out
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``fig2.png`` (speed-ups vs K; log joint vs CPU time) and the verdicts."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     speed, timing = _speed_frame(results), _time_frame(results)
-    write_text_atomic(out / "table.csv", pd.concat([speed, timing]).to_csv(index=False))
+    write_table(out, pd.concat([speed, timing]))
     verdicts = _verdicts(speed, timing)
 
     traces = {
@@ -459,10 +454,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         ax.set_ylabel("log p(z, v) per token")
         ax.legend(fontsize="xx-small")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "fig2.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "fig2.png")
 
     speed_rows = []
     if len(speed):
@@ -487,16 +479,8 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         if len(speed) + len(timing)
         else np.zeros((0, 2))
     )
-    doc = __doc__
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + doc.split("**The paper.**")[1].split("**Substitution.**")[0].strip(),
-        "",
-        "**Substitution.** " + doc.split("**Substitution.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + doc.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Substitution", "Our side"),
         "**Machine.** CPU and load are in the header; one-minute load during the cells: "
         + (f"{loads.min():.2f}-{loads.max():.2f}" if len(loads) else "–")
         + ". Times are CPU seconds of the sampling thread, which other processes inflate "
@@ -533,7 +517,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             ["K", "budget (CPU s)", "sampler", "sweeps", "CPU s", "log p(z, v) / N"], time_rows
         ),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

@@ -61,11 +61,14 @@ import pandas as pd
 from bayeswe.reproduce.das_common import PAPER as _PAPER
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "topics and PMI coherence of Gaussian LDA and LDA"
@@ -525,7 +528,7 @@ def _verdicts(summary: pd.DataFrame, found: dict) -> list[dict[str, Any]]:
             else pd.DataFrame()
         )
         if not set(MODELS) <= set(s.index):
-            out += [{"claim": c, "verdict": "not run", "measured": "not run"} for c in claims]
+            out += [not_run(c, "not run") for c in claims]
             continue
         g, lda = s.loc["gaussian-lda"], s.loc["lda"]
         n_topics = int(summary[summary.dataset == dataset].n_topics.max())
@@ -574,15 +577,9 @@ def _verdicts(summary: pd.DataFrame, found: dict) -> list[dict[str, Any]]:
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv`` (every topic), ``pmi.png`` and the comparison with a verdict per claim."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = _topics_frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     datasets = [d for d in SETTINGS if d in set(table.dataset)]
     summary = _summary(table) if len(table) else pd.DataFrame()
     found = _found(table) if len(table) else {}
@@ -608,10 +605,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "Each dot a topic, bars the means (ours: all topics, all replicates)", fontsize="small"
     )
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "pmi.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "pmi.png")
 
     paper_rows = []
     for m in MODELS:
@@ -661,16 +655,8 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
                 example_rows.append(
                     [d, MODEL_NAMES[m], int(r.topic), f"{r.tokens:.0f}", r.words, f"{r.pmi:.3f}"]
                 )
-    doc = __doc__
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + doc.split("**The paper.**")[1].split("**Substitution.**")[0].strip(),
-        "",
-        "**Substitution.** " + doc.split("**Substitution.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + doc.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Substitution", "Our side"),
         "![PMI of every topic](pmi.png)",
         "",
         "## The paper's Table 1 (typed; first eight of the fifteen words)",
@@ -714,7 +700,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             ["dataset", "model", "topic", "tokens", f"top {TOP_N} words", "PMI"], example_rows
         ),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

@@ -70,11 +70,14 @@ import pandas as pd
 from bayeswe.reproduce.das_common import PAPER as _PAPER
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "classifying held-out documents that contain unseen words"
@@ -382,7 +385,7 @@ def _verdicts(acc: pd.DataFrame) -> list[dict[str, Any]]:
             f"{p_i:.2f} %)"
         )
         if (level, "gaussian-lda") not in have or (level, "lda") not in have:
-            out.append({"claim": claim, "verdict": "not run", "measured": "a model not run"})
+            out.append(not_run(claim, "a model not run"))
             continue
         g, lda = have[(level, "gaussian-lda")], have[(level, "lda")]
         diff, se = g.accuracy - lda.accuracy, float(np.hypot(g.se, lda.se))
@@ -411,29 +414,19 @@ def _verdicts(acc: pd.DataFrame) -> list[dict[str, Any]]:
             )
         )
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "a column not run"})
+        out.append(not_run(claim, "a column not run"))
     for name in ("G-LDA (1)", "G-LDA (100)", "G-LDA (1932)"):
         out.append(
-            {
-                "claim": f"{name}: online Gaussian LDA in batches",
-                "verdict": "not run",
-                "measured": "bayeswe has no online Gaussian LDA",
-            }
+            not_run(f"{name}: online Gaussian LDA in batches", "bayeswe has no online Gaussian LDA")
         )
     return out
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv`` (one row per cell), ``accuracy.png`` and Table 2 beside ours."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     acc = (
         pooled(table)
         if len(table)
@@ -462,10 +455,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     ax.set_ylabel("accuracy (%)")
     ax.legend(fontsize="x-small")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "accuracy.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "accuracy.png")
 
     rows = []
     for name, (ppdb, wordnet) in PAPER_TABLE.items():
@@ -487,16 +477,8 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         for lv, target in LEVELS.items()
         if (table.level == lv).any()
     ]
-    doc = __doc__
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + doc.split("**The paper.**")[1].split("**Substitution.**")[0].strip(),
-        "",
-        "**Substitution.** " + doc.split("**Substitution.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + doc.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Substitution", "Our side"),
         "![Accuracy by column](accuracy.png)",
         "",
         "## Accuracy: the paper's Table 2 and ours",
@@ -521,7 +503,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             share_rows,
         ),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

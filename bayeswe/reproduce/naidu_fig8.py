@@ -34,7 +34,15 @@ import numpy as np
 import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
-from bayeswe.reproduce.report import failed_cells_section, figure_path, markdown_table, verdict
+from bayeswe.reproduce.report import (
+    failed_cells_section,
+    markdown_table,
+    pyplot,
+    save_figure,
+    verdict,
+    what_was_run,
+    write_table,
+)
 
 TITLE = "held-out log predictive vs time: collapsed Gibbs, CAVI, SVI"
 PAPER = "Naidu, Probabilistic Machine Learning: Methods of Inference (BSc thesis, Bristol 2021)"
@@ -214,15 +222,9 @@ def _claims(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``fig8.png`` and the report's body with a verdict per claim."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     Ks = sorted(table.K.unique()) if len(table) else []
     fig, axes = plt.subplots(1, max(len(Ks), 1), figsize=(4.2 * max(len(Ks), 1), 3.4),
                              squeeze=False)  # fmt: skip
@@ -236,10 +238,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     axes[0][0].set_ylabel("held-out log predictive per token")
     axes[0][-1].legend()
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "fig8.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "fig8.png")
     claims = _claims(table) if len(table) else []
     ends = (
         table.sort_values("cpu_s").groupby(["K", "method"]).tail(1).sort_values(["K", "method"])
@@ -247,13 +246,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         else table
     )
     md = [
-        "## What was run",
-        "",
-        "**Substitution.** "
-        + __doc__.split("**Substitution.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "Substitution", "Our side"),
         "![Figure 8 regenerated](fig8.png)",
         "",
         "## The paper's statements and ours",

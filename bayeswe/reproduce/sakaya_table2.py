@@ -75,11 +75,14 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "WS-353 Spearman correlation of variational SGNS embeddings"
@@ -403,19 +406,18 @@ def _bootstrap(results: list[CellResult]) -> dict[str, np.ndarray]:
 
 def _claims(table: pd.DataFrame, boot: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """A verdict for every row of the thesis's Table 2 (and for its two orderings)."""
+    unfinished = "a fit of the comparison did not finish"
     ours = {r.fit: r for r in table.itertuples()}
     out = []
     for name, citation, value in PAPER_TABLE:
         claim = f"{name}{' ' + citation if citation else ''}: {value:.2f}"
         if name not in OURS_FOR:
-            out.append({"claim": claim, "verdict": "not run",
-                        "measured": "another author's embeddings from another corpus; neither "
-                                    "is available offline"})  # fmt: skip
+            out.append(not_run(claim, "another author's embeddings from another corpus; "
+                                      "neither is available offline"))  # fmt: skip
             continue
         fit = label(*OURS_FOR[name])
         if fit not in ours:
-            out.append({"claim": claim, "verdict": "not run",
-                        "measured": f"our analogue {fit} did not finish"})  # fmt: skip
+            out.append(not_run(claim, f"our analogue {fit} did not finish"))
             continue
         lo, hi = _interval(100 * boot[fit]) if fit in boot else (math.nan, math.nan)
         row = ours[fit]
@@ -444,8 +446,7 @@ def _claims(table: pd.DataFrame, boot: dict[str, np.ndarray]) -> list[dict[str, 
             "both intervals are above 0",
         ))  # fmt: skip
     else:
-        out.append({"claim": "Algorithm 4 above word2vec (SK) and (CB)", "verdict": "not run",
-                    "measured": "a fit of the comparison did not finish"})  # fmt: skip
+        out.append(not_run("Algorithm 4 above word2vec (SK) and (CB)", unfinished))
     if {vb, svi} <= set(ours) and {vb, svi} <= set(boot):
         d, lo, hi = diff(vb, svi)
         out.append(verdict(
@@ -455,20 +456,13 @@ def _claims(table: pd.DataFrame, boot: dict[str, np.ndarray]) -> list[dict[str, 
             "reproduced if the interval is above 0",
         ))  # fmt: skip
     else:
-        out.append({"claim": "Algorithm 3 far below Algorithm 4", "verdict": "not run",
-                    "measured": "a fit of the comparison did not finish"})  # fmt: skip
+        out.append(not_run("Algorithm 3 far below Algorithm 4", unfinished))
     return out
 
 
 def _figure(table: pd.DataFrame, boot: dict[str, np.ndarray], results: list[CellResult],
             out: Path) -> None:  # fmt: skip
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic
-
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.6), width_ratios=(1.3, 1))
     names = [n for n, _, _ in PAPER_TABLE] + list(table.fit)
     values = [v for _, _, v in PAPER_TABLE] + list(table.spearman_x100)
@@ -499,10 +493,7 @@ def _figure(table: pd.DataFrame, boot: dict[str, np.ndarray], results: list[Cell
     if right.lines:
         right.legend(fontsize="small")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "table2.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "table2.png")
 
 
 PAPER_HEADER = ("model", "citation", "paper", "our analogue", "ours", "pairs covered")
@@ -519,10 +510,8 @@ def _fmt(value: Any, spec: str = ".2f") -> str:
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``table2.png`` and the thesis's Table 2 beside ours, per row a verdict."""
-    from bayeswe.atomic import write_text_atomic
-
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     boot = _bootstrap(results)
     _figure(table, boot, results, out)
     claims = _claims(table, boot)
@@ -554,14 +543,8 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         first = table.iloc[0]
         facts = (f"Data: {int(first.tokens):,} tokens, V = {int(first.V):,} words (minimum "
                  f"count), {int(first.P):,} unique (word, context) pairs.")  # fmt: skip
-    doc = __doc__ or ""
     md = [
-        "## What was run",
-        "",
-        "**Substitution.** " + doc.split("**Substitution.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + doc.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "Substitution", "Our side"),
         facts,
         "",
         "![Table 2 regenerated](table2.png)",
@@ -582,7 +565,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "uncertainty of the embedding, not of the benchmark). ARD dims on: dimensions whose "
         f"E[tau_k] is within a factor {ARD_OFF_FACTOR:g} of the smallest.",
         "",
-        *verdict_section(claims),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": claims}
+    return finish_report(md, claims, results)

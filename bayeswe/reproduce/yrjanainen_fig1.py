@@ -41,11 +41,14 @@ from numpy.typing import ArrayLike
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "the posterior shell of a word vector, K = 2, V = 10, unidentified vs identified"
@@ -233,7 +236,7 @@ def _claims(table: pd.DataFrame) -> list[dict[str, Any]]:
         )
     else:
         rows += [
-            {"claim": c, "verdict": "not run", "measured": "no finished cells"}
+            not_run(c, "no finished cells")
             for c in (
                 "Left: the draws of rho_1 lie on a circular shell",
                 "Left: symmetric around the origin, posterior mean zero",
@@ -259,7 +262,7 @@ def _claims(table: pd.DataFrame) -> list[dict[str, Any]]:
         )
     else:
         rows += [
-            {"claim": c, "verdict": "not run", "measured": "no finished cells"}
+            not_run(c, "no finished cells")
             for c in (
                 "Right: fixing alpha_I eliminates the symmetry",
                 "Right: the posterior mean is nonzero",
@@ -269,13 +272,7 @@ def _claims(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _figure(results: list[CellResult], out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic
-
+    plt = pyplot()
     first = {
         r.cell.params["model"]: r
         for r in results
@@ -326,18 +323,13 @@ def _figure(results: list[CellResult], out: Path) -> None:
     K, V, N = SETTING
     fig.suptitle(f"K = {K}, V = {V}, N = {N:,}, first dataset, Stan NUTS", fontsize="medium")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "shell.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "shell.png")
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``shell.png`` (the paper's two panels) and a verdict per claim."""
-    from bayeswe.atomic import write_text_atomic
-
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     _figure(results, out)
     verdicts = _claims(table)
     header = [
@@ -371,12 +363,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     ]
     K, V, N = SETTING
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + __doc__.split("**The paper.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Our side"),
         "![The shell: rho_1 draws, not identified (left) and identified (right)](shell.png)",
         "",
         f"## The shell in numbers (K = {K}, V = {V}, N = {N:,})",
@@ -388,7 +375,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         markdown_table(header, rows),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

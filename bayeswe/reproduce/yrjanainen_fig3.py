@@ -56,11 +56,14 @@ import pandas as pd
 from bayeswe.reproduce import yrjanainen_rmse as shared
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    docstring_section,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    write_table,
 )
 from bayeswe.reproduce.yrjanainen_table1 import SETTINGS, SIZES
 
@@ -189,10 +192,6 @@ def claim_rows(settings: Sequence[tuple[int, int]]) -> list[str]:
     return rows
 
 
-def _not_run(claim: str, why: str) -> dict[str, Any]:
-    return {"claim": claim, "verdict": "not run", "measured": why}
-
-
 def _setting_verdicts(means: dict[int, tuple[float, int]], K: int, V: int) -> list[dict]:
     """Log-linear at the top of the range, and the fitted slope, for one ``(K, V)``."""
     linear, slope = claim_rows([(K, V)])
@@ -200,7 +199,7 @@ def _setting_verdicts(means: dict[int, tuple[float, int]], K: int, V: int) -> li
     out = []
     top = sorted(means)[-3:]
     if len(top) < 3:
-        out.append(_not_run(linear, "fewer than three sizes finished"))
+        out.append(not_run(linear, "fewer than three sizes finished"))
     else:
         local = [shared.loglog_slope(top[i : i + 2], [means[n][0] for n in top[i : i + 2]])
                  for i in range(2)]  # fmt: skip
@@ -210,7 +209,7 @@ def _setting_verdicts(means: dict[int, tuple[float, int]], K: int, V: int) -> li
                            "of each other)"))  # fmt: skip
     fitted = _fit(means, V)
     if fitted is None:
-        out.append(_not_run(slope, f"fewer than two sizes with N >= {shared.PAIRS_FOR_SLOPE} V^2"))
+        out.append(not_run(slope, f"fewer than two sizes with N >= {shared.PAIRS_FOR_SLOPE} V^2"))
     else:
         value, _, sizes = fitted
         out.append(verdict(slope, abs(value - shared.PAPER_SLOPE) <= tol,
@@ -228,7 +227,7 @@ def _v_verdicts(
     common = [n for n in shared.slope_sizes(list(large), v2) if n in small]
     claim = _growth_claim(K, v1, v2)
     if not common:
-        out.append(_not_run(claim, f"no N >= {shared.PAIRS_FOR_SLOPE} V^2 with both V finished"))
+        out.append(not_run(claim, f"no N >= {shared.PAIRS_FOR_SLOPE} V^2 with both V finished"))
     else:
         ratio = {n: large[n][0] / small[n][0] for n in common}
         exponent = {n: math.log(r) / math.log(v2 / v1) for n, r in ratio.items()}
@@ -242,8 +241,8 @@ def _v_verdicts(
     ratios = collapse_ratios({n: m[0] for n, m in small.items()},
                              {n: m[0] for n, m in large.items()}, v1, v2)  # fmt: skip
     if not ratios:
-        out.append(_not_run(claim, f"fewer than two sizes with N >= {shared.PAIRS_FOR_SLOPE} "
-                            "V^2 for one of the V"))  # fmt: skip
+        out.append(not_run(claim, f"fewer than two sizes with N >= {shared.PAIRS_FOR_SLOPE} "
+                           "V^2 for one of the V"))  # fmt: skip
     else:
         worst = max(abs(r - 1) for r in ratios.values())
         out.append(verdict(claim, worst <= shared.CLOSE,
@@ -255,16 +254,10 @@ def _v_verdicts(
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``rmse.png`` (by N and by N / V), the paper's claims, a verdict each."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = shared.frame(results)
     table.insert(table.columns.get_loc("N") + 1, "N_over_V", table.N / table.V)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     ours = {(int(k), int(v)) for k, v in zip(table.K, table.V, strict=True)}
     settings = [*SETTINGS, *sorted(ours - set(SETTINGS))]
     means = {s: _means(table, *s) for s in settings}
@@ -309,19 +302,17 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     if by_nv.get_legend_handles_labels()[0]:
         by_nv.legend(fontsize="x-small")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "rmse.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "rmse.png")
     md = [
         "## What was run",
         "",
-        _section("Our side"),
+        docstring_section(__doc__, "Our side", "Budget"),
         "",
-        _section("Reading the V claim"),
+        docstring_section(__doc__, "Reading the V claim", "Our side"),
         "",
-        _section("Budget"),
+        docstring_section(__doc__, "Budget"),
         "",
+        "",  # two blank lines: the reports have always had them here
         "![RMSE_co by N and by N / V](rmse.png)",
         "",
         "## RMSE_co of the Gibbs sampler: the paper's Fig. 3 and ours",
@@ -341,13 +332,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         *[f"- {key}: “{text}”" for key, text in PAPER_CLAIMS.items()],
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
-
-
-def _section(title: str) -> str:
-    """The paragraph ``**title.**`` of this module's docstring."""
-    text = __doc__.split(f"**{title}.**")[1].split("\n\n")[0]
-    return f"**{title}.**{text}"
+    return finish_report(md, verdicts, results)

@@ -49,11 +49,14 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "posteriors of cosine similarities on simulated data, HMC vs Gibbs vs MFVI"
@@ -273,9 +276,7 @@ def _paper_pair_rows(by: dict, dataset: int) -> tuple[list[list[Any]], list[dict
             s = by.get((dataset, METHODS[name]), {}).get("paper_pairs", {}).get(pair)
             label = f"dataset {dataset}, cos({pair}): {claim}"
             if s is None or hmc is None:
-                verdicts.append(
-                    {"claim": label, "verdict": "not run", "measured": "no finished cells"}
-                )
+                verdicts.append(not_run(label, "no finished cells"))
                 continue
             c = compare_draws(hmc["draws"], s["draws"])
             verdicts.append(verdict(label, test(c), _describe(c)))
@@ -314,7 +315,7 @@ def _over_pairs(by: dict) -> tuple[dict[str, dict[str, float]], list[dict[str, A
         ),
     ):
         if name not in out:
-            verdicts.append({"claim": claim, "verdict": "not run", "measured": "no cells"})
+            verdicts.append(not_run(claim, "no cells"))
             continue
         c = out[name]
         verdicts.append(
@@ -364,7 +365,7 @@ def _coverage(by: dict) -> tuple[list[list[Any]], list[dict[str, Any]], dict[str
             )
         )
     else:
-        verdicts.append({"claim": claim_ok, "verdict": "not run", "measured": "no cells"})
+        verdicts.append(not_run(claim_ok, "no cells"))
     if {"HMC", "Gibbs", "MFVI"} <= set(mean):
         verdicts.append(
             verdict(
@@ -375,18 +376,12 @@ def _coverage(by: dict) -> tuple[list[list[Any]], list[dict[str, Any]], dict[str
             )
         )
     else:
-        verdicts.append({"claim": claim_mf, "verdict": "not run", "measured": "no cells"})
+        verdicts.append(not_run(claim_mf, "no cells"))
     return rows, verdicts, mean
 
 
 def _figure(by: dict, out: Path, setting: tuple[int, int, int]) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     for ax, pair in zip(axes[:2], PAPER_PAIRS, strict=True):
         truth = None
@@ -427,18 +422,13 @@ def _figure(by: dict, out: Path, setting: tuple[int, int, int]) -> None:
     K, V, N = setting
     fig.suptitle(f"K = {K}, V = {V}, N = {N:,}", fontsize="medium")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "cosines.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "cosines.png")
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``cosines.png`` and the paper's claims, each with a verdict."""
-    from bayeswe.atomic import write_text_atomic
-
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     by = _by(results)
     done = [r for r in results if r.status == "done"]
     setting = tuple(done[0].cell.params[k] for k in ("K", "V", "N")) if done else SETTING
@@ -457,12 +447,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         )
     )
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + __doc__.split("**The paper.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Our side"),
         "![Cosine posteriors of the paper's pairs and coverage of all pairs](cosines.png)",
         "",
         f"## The paper's pairs, first dataset{paper_note}",
@@ -484,7 +469,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         markdown_table(["method", "coverage", "coverage, slice", "datasets"], cov_rows),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts, "medians": medians}
+    return finish_report(md, verdicts, results, medians=medians)

@@ -48,11 +48,14 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "sensitivity of cosine posteriors to which K context vectors are fixed"
@@ -266,13 +269,7 @@ def _verdicts(table: pd.DataFrame, by: dict[str, Any]) -> list[dict[str, Any]]:
             claim = f"cos({a}, {b}), {rule} vs last ({what}): R-hat near 1 (paper {PAPER_RHAT})"
             row = table[(table.rule == rule) & (table.pair == f"{a}, {b}")]
             if row.empty or pd.isna(row.rhat.iloc[0]):
-                out.append(
-                    {
-                        "claim": claim,
-                        "verdict": "not run",
-                        "measured": "no finished cells with this pair",
-                    }
-                )
+                out.append(not_run(claim, "no finished cells with this pair"))
                 continue
             r = row.iloc[0]
             out.append(
@@ -288,7 +285,7 @@ def _verdicts(table: pd.DataFrame, by: dict[str, Any]) -> list[dict[str, Any]]:
         claim = f"random pairs, {rule} vs last ({what}): median R-hat near 1"
         rest = table[(table.rule == rule) & ~table.paper_pair & table.rhat.notna()]
         if rest.empty:
-            out.append({"claim": claim, "verdict": "not run", "measured": "no finished cells"})
+            out.append(not_run(claim, "no finished cells"))
             continue
         base = table[(table.rule.isin([rule, REFERENCE])) & ~table.paper_pair].split_rhat
         out.append(
@@ -305,13 +302,7 @@ def _verdicts(table: pd.DataFrame, by: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _figure(by: dict[str, Any], table: pd.DataFrame, out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     for ax, (a, b) in zip(axes[:2], PAPER_PAIRS, strict=True):
         drawn = False
@@ -353,10 +344,7 @@ def _figure(by: dict[str, Any], table: pd.DataFrame, out: Path) -> None:
     ax.set_ylabel("R-hat of cosines, random pairs")
     ax.tick_params(axis="x", labelsize="x-small")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "sensitivity.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "sensitivity.png")
 
 
 def _rule_row(rule: str, what: str, res: dict[str, Any] | None) -> list[str]:
@@ -377,11 +365,9 @@ def _rule_row(rule: str, what: str, res: dict[str, Any] | None) -> list[str]:
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``sensitivity.png`` and the paper's check with a verdict per row."""
-    from bayeswe.atomic import write_text_atomic
-
     by = _by_rule(results)
     table = _comparisons(by)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     _figure(by, table, out)
     verdicts = _verdicts(table, by)
     run_rows = [_rule_row(rule, what, by.get(rule)) for rule, what in RULES.items()]
@@ -418,12 +404,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         )
     )
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + __doc__.split("**The paper.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Our side"),
         facts,
         "",
         "![Cosine posteriors by rule, and R-hat of random pairs](sensitivity.png)",
@@ -463,7 +444,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             pair_rows,
         ),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

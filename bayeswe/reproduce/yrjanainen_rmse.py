@@ -60,11 +60,15 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    docstring_section,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 from bayeswe.reproduce.yrjanainen_table1 import DATA_SEED, SIZES
 
@@ -259,16 +263,6 @@ class _Setting:
         return loglog_slope(sizes, [self.mean(method, n)[0] for n in sizes]), sizes
 
 
-def _section(title: str) -> str:
-    """The paragraph ``**title.**`` of this module's docstring."""
-    text = __doc__.split(f"**{title}.**")[1].split("\n\n")[0]
-    return f"**{title}.**{text}"
-
-
-def _not_run(claim: str, why: str) -> dict[str, Any]:
-    return {"claim": claim, "verdict": "not run", "measured": why}
-
-
 def _slope_claim(head: str, name: str) -> str:
     return f"{head}slope of {name}: " + ("not" if name == "MFVI" else "close to") + " -0.5"
 
@@ -286,7 +280,7 @@ def _verdicts(s: _Setting, K: int, V: int) -> list[dict[str, Any]]:
     head = f"K = {K}, V = {V}: "
     out: list[dict[str, Any]] = []
     if not s.sizes:
-        return [_not_run(claim, "no finished cells") for claim in claim_rows(K, V)]
+        return [not_run(claim, "no finished cells") for claim in claim_rows(K, V)]
     small, large = s.sizes[0], s.sizes[-1]
 
     def fmt(x: float | None) -> str:
@@ -297,7 +291,7 @@ def _verdicts(s: _Setting, K: int, V: int) -> list[dict[str, Any]]:
     pairs = {n: r for n, r in pairs.items() if r is not None}
     claim = head + PAPER_CLAIMS["similar"]
     if not pairs:
-        out.append(_not_run(claim, "no N with both HMC and Gibbs"))
+        out.append(not_run(claim, "no N with both HMC and Gibbs"))
     else:
         worst = max(abs(r - 1) for r in pairs.values())
         out.append(verdict(claim, worst <= CLOSE, "HMC / Gibbs RMSE_co (paired) at each N: "
@@ -308,7 +302,7 @@ def _verdicts(s: _Setting, K: int, V: int) -> list[dict[str, Any]]:
     r = s.ratio(m["MFVI"], m["Gibbs"], large)
     sv, sg = s.slope(m["MFVI"], V), s.slope(m["Gibbs"], V)
     if r is None or sv is None or sg is None:
-        out.append(_not_run(claim, "MFVI or Gibbs missing at the sizes of the log-linear regime"))
+        out.append(not_run(claim, "MFVI or Gibbs missing at the sizes of the log-linear regime"))
     else:
         out.append(verdict(claim, r >= 1 + CLOSE / 2 and sv[0] > sg[0],
                            f"MFVI / Gibbs at N = {large:,}: {r:.3f} (we ask >= "
@@ -321,7 +315,7 @@ def _verdicts(s: _Setting, K: int, V: int) -> list[dict[str, Any]]:
     ratios = {k: [s.ratio(m["MAP"], m[k], n) for n in early] for k in ("MFVI", "HMC", "Gibbs")}
     ratios = {k: [r for r in v if r is not None] for k, v in ratios.items()}
     if not all(ratios.values()):
-        out.append(_not_run(claim, f"a method missing at every N of {span}"))
+        out.append(not_run(claim, f"a method missing at every N of {span}"))
     else:
         geo = {k: float(np.exp(np.mean(np.log(v)))) for k, v in ratios.items()}
         above = {k: sum(r > 1 for r in v) for k, v in ratios.items()}
@@ -336,7 +330,7 @@ def _verdicts(s: _Setting, K: int, V: int) -> list[dict[str, Any]]:
            "MAP / Gibbs": s.ratio(m["MAP"], m["Gibbs"], large),
            "HMC / Gibbs": s.ratio(m["HMC"], m["Gibbs"], large)}  # fmt: skip
     if any(v is None for v in far.values()):
-        out.append(_not_run(claim, f"MAP, HMC or Gibbs missing at N = {large:,}"))
+        out.append(not_run(claim, f"MAP, HMC or Gibbs missing at N = {large:,}"))
     else:
         worst = max(abs(v - 1) for v in far.values())
         first = s.ratio(m["MAP"], m["Gibbs"], early[0])
@@ -349,7 +343,7 @@ def _verdicts(s: _Setting, K: int, V: int) -> list[dict[str, Any]]:
         claim = _slope_claim(head, name)
         fitted = s.slope(m[name], V)
         if fitted is None:
-            out.append(_not_run(claim, f"fewer than two sizes with N >= {PAIRS_FOR_SLOPE} V^2"))
+            out.append(not_run(claim, f"fewer than two sizes with N >= {PAIRS_FOR_SLOPE} V^2"))
             continue
         value, sizes = fitted
         inside = abs(value - PAPER_SLOPE) <= SLOPE_TOLERANCE
@@ -360,8 +354,8 @@ def _verdicts(s: _Setting, K: int, V: int) -> list[dict[str, Any]]:
                            f"(we ask {'outside' if name == 'MFVI' else 'within'} -0.5 ± "
                            f"{SLOPE_TOLERANCE}); between the two largest N: "
                            f"{last:.3f}"))  # fmt: skip
-    out.append(_not_run(head + PAPER_CLAIMS["V"], "one V per target; the paper's Fig. 3 "
-                        "varies V (Gibbs only): checked by the target 001-fig3"))  # fmt: skip
+    out.append(not_run(head + PAPER_CLAIMS["V"], "one V per target; the paper's Fig. 3 "
+                       "varies V (Gibbs only): checked by the target 001-fig3"))  # fmt: skip
     return out
 
 
@@ -373,15 +367,9 @@ def report(
     ``doc`` is the target module's docstring; its ``**Our side.**`` part opens the
     report.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     ours = {(int(k), int(v)) for k, v in zip(table.K, table.V, strict=True)}
     settings = [SETTING, *sorted(ours - {SETTING})]
     lines: list[str] = []
@@ -427,18 +415,14 @@ def report(
         lines += [f"### K = {K}, V = {V}", "", markdown_table(header, rows), ""]
     axes[0][0].set_ylabel("RMSE_co (eq. 12)")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "rmse.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "rmse.png")
+    anchors = [docstring_section(__doc__, "Anchors under Zipf", "Budget"), ""]
     md = [
-        "## What was run",
+        *what_was_run(doc, "Our side"),
+        *(anchors if distribution == "zipf" else []),
+        docstring_section(__doc__, "Budget"),
         "",
-        "**Our side.** " + doc.split("**Our side.**")[1].strip(),
-        "",
-        *([_section("Anchors under Zipf"), ""] if distribution == "zipf" else []),
-        _section("Budget"),
-        "",
+        "",  # two blank lines: the reports have always had them here
         "![RMSE_co against N](rmse.png)",
         "",
         "## RMSE_co: the paper's Fig. 2 and ours",
@@ -457,7 +441,5 @@ def report(
         "",
         *[f"- {key}: “{text}”" for key, text in PAPER_CLAIMS.items()],
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

@@ -28,11 +28,13 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "90 % coverage of the true co-occurrence probabilities against N"
@@ -216,15 +218,9 @@ def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``coverage.png`` and the table beside the paper's, per row a verdict."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     mean = table.groupby(["K", "V", "method", "N"])["coverage90"].agg(["mean", "count"])
     settings = sorted({(int(k), int(v)) for k, v in zip(table.K, table.V, strict=True)})
     lines: list[str] = []
@@ -267,15 +263,9 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     if settings:
         axes[0][-1].legend(fontsize="x-small")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "coverage.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "coverage.png")
     md = [
-        "## What was run",
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "Our side"),
         "![Coverage against N](coverage.png)",
         "",
         "## Coverage (%): the paper's Table 1 and ours",
@@ -285,7 +275,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "unfinished runs.",
         "",
         *lines,
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

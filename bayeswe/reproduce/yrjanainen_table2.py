@@ -33,11 +33,13 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "median effective sample size of HMC and the Gibbs sampler against N"
@@ -201,15 +203,9 @@ def _row_verdict(paper_name: str, ours: dict[int, float], other: dict[int, float
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``ess.png`` and the table beside the paper's, per row a verdict."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     grouped = table.groupby(["K", "V", "method", "N"])
     mean = grouped[["ess_params", "ess_p", "draws"]].mean()
     count = grouped.size()
@@ -267,15 +263,9 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         lines += [f"### K = {K}, V = {V}", "", markdown_table(header, rows), ""]
     axes[0][0].set_ylabel("median bulk ESS")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "ess.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "ess.png")
     md = [
-        "## What was run",
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "Our side"),
         "![Median ESS against N](ess.png)",
         "",
         "## Median ESS: the paper's Table 2 and ours",
@@ -285,7 +275,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "probabilities. `not run`: cells this run did not include.",
         "",
         *lines,
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

@@ -41,11 +41,14 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "samples and words per second of HMC and the Gibbs sampler"
@@ -118,19 +121,27 @@ def faster(hmc: float, gibbs: float, *, tie: float = TIE) -> str:
 def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
                seed: int) -> dict[str, Any]:  # fmt: skip
     import bayeswe
-    from bayeswe.bench.pg_gibbs import _stan_phase_times
+    from bayeswe.bench.pg_gibbs import stan_phase_times
 
     with tempfile.TemporaryDirectory(prefix="bayeswe-reproduce-nuts-") as tmp:
         idata = bayeswe.fit("sgns_identified", data, method="nuts", seed=seed, chains=1,
                             iter_warmup=params["warmup"], iter_sampling=params["draws"],
                             inits=start, output_dir=tmp)  # fmt: skip
-        warmup_s, sampling_s = _stan_phase_times(Path(tmp))
-    stats = idata.sample_stats
+        warmup_s, sampling_s = stan_phase_times(Path(tmp))
     return {
         "draws_kept": int(idata.posterior.sizes["draw"]),
         "warmup_s": warmup_s,
         "sampling_s": sampling_s,
         "total_s": float(idata.attrs["wall_time"]),
+        **nuts_statistics(idata),
+    }
+
+
+def nuts_statistics(idata: Any) -> dict[str, Any]:
+    """Mean leapfrog steps per draw and step size, divergences, and ``threads`` (1) of a
+    NUTS run."""
+    stats = idata.sample_stats
+    return {
         "leapfrogs_per_draw": float(stats["n_steps"].values.mean()),
         "step_size": float(stats["step_size"].values.mean()),
         "divergences": int(stats["diverging"].values.sum()),
@@ -138,9 +149,11 @@ def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[
     }
 
 
-def _time_gibbs(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
-                seed: int) -> dict[str, Any]:  # fmt: skip
-    from bayeswe.bench.pg_gibbs import _gibbs_run
+def timed_gibbs_run(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
+                    seed: int) -> dict[str, Any]:  # fmt: skip
+    """One PG-Gibbs chain from ``start`` with ``params``' ``S``, ``warmup`` and ``draws``,
+    timed by :func:`~bayeswe.bench.pg_gibbs.gibbs_run` (whose result it returns)."""
+    from bayeswe.bench.pg_gibbs import gibbs_run
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
 
     # One thread whatever the worker's Numba setting: NUTS runs on one core.
@@ -148,7 +161,12 @@ def _time_gibbs(data: dict[str, Any], start: dict[str, np.ndarray], params: dict
               "threads": 1}  # fmt: skip
     # Numba loads or compiles the kernels on the first call: not part of the rate.
     sample_pg_gibbs(data, seed=seed, iter_warmup=0, iter_sampling=2, **common)
-    run = _gibbs_run(data, params["warmup"], params["draws"], seed=seed, **common)
+    return gibbs_run(data, params["warmup"], params["draws"], seed=seed, **common)
+
+
+def _time_gibbs(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
+                seed: int) -> dict[str, Any]:  # fmt: skip
+    run = timed_gibbs_run(data, start, params, seed)
     return {
         "draws_kept": int(run["idata"].posterior.sizes["draw"]),
         "warmup_s": run["wall_s"] - run["sampling_s"],
@@ -206,7 +224,7 @@ def _setting_verdict(key: tuple[int, int, int], ours: dict[str, float]) -> dict[
         said = None
         claim += ": no paper row (quick setting)"
     if hmc is None or gibbs is None:
-        return {"claim": claim, "verdict": "not run", "measured": "HMC or Gibbs (S = 10) not run"}
+        return not_run(claim, "HMC or Gibbs (S = 10) not run")
     got = faster(hmc, gibbs)
     measured = f"ours HMC/Gibbs (S = {PAPER_S}) {hmc / gibbs:.2f}: {got}"
     s1 = ours.get(_label("pg-gibbs", 1))
@@ -229,7 +247,7 @@ def _trend_verdicts(rates: dict[tuple[int, int, int], dict[str, float]]) -> list
                            "; ".join(f"{k[1]} x {k[2]}: HMC/Gibbs {ratio[k]:.2f}"
                                      for k in large)))  # fmt: skip
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "not both settings run"})
+        out.append(not_run(claim, "not both settings run"))
     claim = "Gibbs gains on HMC as data and model grow (HMC/Gibbs falls from the smallest to " \
         "the largest setting)"  # fmt: skip
     if len(ratio) >= 2:
@@ -240,21 +258,15 @@ def _trend_verdicts(rates: dict[tuple[int, int, int], dict[str, float]]) -> list
                            f"{small[2]}; {ratio[big]:.2f} at N = {big[0]:,}, {big[1]} x "
                            f"{big[2]} (paper: 5.31 to 0.69)"))  # fmt: skip
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "fewer than two settings"})
+        out.append(not_run(claim, "fewer than two settings"))
     return out
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``rates.png`` and the table beside the paper's, per row a verdict."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     rates: dict[tuple[int, int, int], dict[str, dict[str, float]]] = {}
     for r in table.itertuples():
         rates.setdefault((int(r.N), int(r.K), int(r.V)), {})[_label(r.method, r.S)] = {
@@ -314,18 +326,10 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     right.set_xticks(x, names, fontsize="small")
     right.legend(fontsize="x-small", ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "rates.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "rates.png")
     loads = table[["load_start", "load_end"]].to_numpy()
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + __doc__.split("**The paper.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Our side"),
         "**Machine.** Absolute rates depend on the machine (CPU and load in the header; "
         "one-minute load during the cells: "
         + (f"{loads.min():.2f}-{loads.max():.2f}" if len(loads) else "–")
@@ -339,7 +343,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         markdown_table(header, rows),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

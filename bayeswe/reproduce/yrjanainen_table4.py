@@ -42,13 +42,16 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
-from bayeswe.reproduce.yrjanainen_table3 import faster
+from bayeswe.reproduce.yrjanainen_table3 import faster, nuts_statistics, timed_gibbs_run
 
 TITLE = "MovieLens ml-100k: samples and words per second of HMC and the Gibbs sampler"
 PAPER = (
@@ -125,7 +128,7 @@ def unfinished_bound(kept_done: int, limit_s: float) -> float:
 def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
                seed: int) -> dict[str, Any]:  # fmt: skip
     import bayeswe
-    from bayeswe.bench.pg_gibbs import _stan_phase_times
+    from bayeswe.bench.pg_gibbs import stan_phase_times
     from bayeswe.errors import StanTimeoutError
 
     warmup, draws, limit = params["warmup"], params["draws"], params["limit_s"]
@@ -140,8 +143,7 @@ def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[
             return {"finished": False, "iterations_done": done, "draws_kept": kept,
                     "total_s": float(limit), "threads": 1,
                     "samples_per_s": unfinished_bound(kept, limit)}  # fmt: skip
-        warmup_s, sampling_s = _stan_phase_times(Path(tmp))
-    stats = idata.sample_stats
+        warmup_s, sampling_s = stan_phase_times(Path(tmp))
     kept = int(idata.posterior.sizes["draw"])
     return {
         "finished": True,
@@ -151,23 +153,13 @@ def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[
         "sampling_s": sampling_s,
         "total_s": float(idata.attrs["wall_time"]),
         "samples_per_s": kept / sampling_s,
-        "leapfrogs_per_draw": float(stats["n_steps"].values.mean()),
-        "step_size": float(stats["step_size"].values.mean()),
-        "divergences": int(stats["diverging"].values.sum()),
-        "threads": 1,
+        **nuts_statistics(idata),
     }
 
 
 def _time_gibbs(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
                 seed: int) -> dict[str, Any]:  # fmt: skip
-    from bayeswe.bench.pg_gibbs import _gibbs_run
-    from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
-
-    common = {"chains": 1, "inner_steps": params["S"], "inits": start, "progress": False,
-              "threads": 1}  # fmt: skip
-    # Numba loads or compiles the kernels on the first call: not part of the rate.
-    sample_pg_gibbs(data, seed=seed, iter_warmup=0, iter_sampling=2, **common)
-    run = _gibbs_run(data, params["warmup"], params["draws"], seed=seed, **common)
+    run = timed_gibbs_run(data, start, params, seed)
     kept = int(run["idata"].posterior.sizes["draw"])
     return {
         "finished": True,
@@ -241,7 +233,7 @@ def _verdicts(rates: dict[tuple[int, int], dict[str, dict[str, Any]]]) -> list[d
                         f"samples/s), Gibbs {g['rate']:.4f} samples/s")  # fmt: skip
             out.append(verdict(claim, False, measured))
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "HMC or Gibbs not run"})
+        out.append(not_run(claim, "HMC or Gibbs not run"))
     key = SETTINGS[1]
     claim = (f"K = {key[0]}, N = {key[1]:,}: HMC does not finish in the time limit (< 0.0069* "
              "samples/s) while Gibbs S = 10 runs (0.0267 samples/s)")  # fmt: skip
@@ -255,7 +247,7 @@ def _verdicts(rates: dict[tuple[int, int], dict[str, dict[str, Any]]]) -> list[d
         )
         out.append(verdict(claim, not h["finished"] or h["rate"] < g["rate"], measured))
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "HMC or Gibbs not run"})
+        out.append(not_run(claim, "HMC or Gibbs not run"))
     claim = ("HMC's rate drops far more than Gibbs's from (a) to (b) (paper: HMC by a factor > "
              "120, Gibbs by 10)")  # fmt: skip
     a, b = rates.get(SETTINGS[0], {}), rates.get(SETTINGS[1], {})
@@ -264,34 +256,22 @@ def _verdicts(rates: dict[tuple[int, int], dict[str, dict[str, Any]]]) -> list[d
         drop_g = a[gibbs]["rate"] / b[gibbs]["rate"]
         if not a[hmc]["finished"]:
             # (a)'s rate is itself an upper bound: the drop is not measured
-            out.append(
-                {
-                    "claim": claim,
-                    "verdict": "not run",
-                    "measured": f"HMC did not finish (a); Gibbs dropped by {drop_g:.1f}",
-                }
-            )
+            out.append(not_run(claim, f"HMC did not finish (a); Gibbs dropped by {drop_g:.1f}"))
         else:
             # an unfinished (b) gives an upper bound on its rate: the drop is a lower bound
             sign = "" if b[hmc]["finished"] else ">= "
             out.append(verdict(claim, drop_h > drop_g, f"HMC dropped by {sign}{drop_h:.1f}, "
                                                        f"Gibbs by {drop_g:.1f}"))  # fmt: skip
     else:
-        out.append({"claim": claim, "verdict": "not run", "measured": "a setting not run"})
+        out.append(not_run(claim, "a setting not run"))
     return out
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``rates.png`` and Table 4 beside the paper's, per row a verdict."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic, write_text_atomic
-
+    plt = pyplot()
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     rates: dict[tuple[int, int], dict[str, dict[str, Any]]] = {}
     for r in table.itertuples():
         rates.setdefault((int(r.K), int(r.N)), {})[_label(r.method, r.S)] = {
@@ -337,18 +317,10 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     ax.set_xticks(x, [f"K = {K}\nN = {N:,}" for K, N in keys])
     ax.legend(fontsize="x-small")
     fig.tight_layout()
-    try:
-        savefig_atomic(fig, figure_path(out, "rates.png"), dpi=110)
-    finally:
-        plt.close(fig)
+    save_figure(fig, out, "rates.png")
     loads = table[["load_start", "load_end"]].to_numpy(dtype=float)
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + __doc__.split("**The paper.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Our side"),
         "**Machine.** Absolute rates depend on the machine (CPU and load in the header; "
         "one-minute load during the cells: "
         + (f"{loads.min():.2f}-{loads.max():.2f}" if len(loads) else "–")
@@ -362,7 +334,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         markdown_table(header, rows),
         "",
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

@@ -60,11 +60,14 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
-    failed_cells_section,
-    figure_path,
+    finish_report,
     markdown_table,
+    not_run,
+    pyplot,
+    save_figure,
     verdict,
-    verdict_section,
+    what_was_run,
+    write_table,
 )
 
 TITLE = "State of the Union for Congress: hold-out log likelihood and cosine posteriors"
@@ -104,6 +107,7 @@ GRID: tuple[tuple[int, int], ...] = ((50, 5_000_000), (100, 500_000), (50, 500_0
 NOT_RUN: dict[tuple[int, int], int] = {(100, 1_000_000): 25, (100, 5_000_000): 70,
                                        (100, 10_000_000): 110}  # fmt: skip
 MAP_ITER = 1000
+_NO_HMC = "HMC not run (see What was run)"
 #: Gibbs: the chain's hold-out likelihood per draw is flat after ~100 sweeps from the
 #: MAP (K = 50, N = 5e5); the PM's Monte Carlo noise costs about 1.5 / KEPT nats there.
 WARMUP, SWEEPS, KEPT = 200, 400, 200
@@ -303,15 +307,14 @@ def _table_verdicts(table: pd.DataFrame) -> list[dict[str, Any]]:
                 why = "outside the default grid"
                 if (K, N) in NOT_RUN:
                     why += f" (about {NOT_RUN[(K, N)]} CPU minutes on one core)"
-                out.append({"claim": claim, "verdict": "not run", "measured": why})
+                out.append(not_run(claim, why))
                 continue
             gap = r["PM-Gibbs"] - r["MAP"]
             holds = abs(gap) < TIE if on_par else gap > 0
             measured = (f"ours PM-Gibbs {r['PM-Gibbs']:.4f}, MAP {r['MAP']:.4f} (difference "
                         f"{gap:+.4f})")  # fmt: skip
             out.append(verdict(claim, holds, measured))
-    out.append({"claim": "Table 6 (a): PM-HMC and PM-Gibbs perform similarly at K = 50",
-                "verdict": "not run", "measured": "HMC not run (see What was run)"})  # fmt: skip
+    out.append(not_run("Table 6 (a): PM-HMC and PM-Gibbs perform similarly at K = 50", _NO_HMC))
     for K in PAPER_TABLE:
         ours = sorted((N, got[(K, N)]) for (k, N) in got if k == K)
         claim = f"Table 6, K = {K}: PM's lead over MAP shrinks as N grows"
@@ -319,8 +322,7 @@ def _table_verdicts(table: pd.DataFrame) -> list[dict[str, Any]]:
         claim += f" (paper {paper[0][1]:+.4f} at {paper[0][0]:,} to {paper[-1][1]:+.4f} at " \
                  f"{paper[-1][0]:,})"  # fmt: skip
         if len(ours) < 2:
-            out.append({"claim": claim, "verdict": "not run",
-                        "measured": f"{len(ours)} N run at this K"})  # fmt: skip
+            out.append(not_run(claim, f"{len(ours)} N run at this K"))
             continue
         (n0, r0), (n1, r1) = ours[0], ours[-1]
         g0, g1 = r0["PM-Gibbs"] - r0["MAP"], r1["PM-Gibbs"] - r1["MAP"]
@@ -341,8 +343,7 @@ def _figure_verdicts(results: list[CellResult]) -> list[dict[str, Any]]:
                      "different mean")  # fmt: skip
             cos = found.get(K, {}).get(f"{a}|{b}")
             if cos is None or "mfvi" not in cos:
-                out.append({"claim": claim, "verdict": "not run",
-                            "measured": "no MFVI fit at this K"})  # fmt: skip
+                out.append(not_run(claim, "no MFVI fit at this K"))
                 continue
             g, v = np.asarray(cos["gibbs"]), np.asarray(cos["mfvi"])
             sd_g, sd_v = g.std(ddof=1), v.std(ddof=1)
@@ -357,17 +358,13 @@ def _figure_verdicts(results: list[CellResult]) -> list[dict[str, Any]]:
             if K not in FIGURES:
                 row["verdict"] = "no paper row"
             out.append(row)
-    out.append({"claim": "Fig. 5: Gibbs and HMC yield similar cosine posteriors",
-                "verdict": "not run", "measured": "HMC not run (see What was run)"})  # fmt: skip
+    out.append(not_run("Fig. 5: Gibbs and HMC yield similar cosine posteriors", _NO_HMC))
     return out
 
 
 def _plot_cosines(results: list[CellResult], out: Path) -> list[tuple[int, str]]:
     """One figure per K with an MFVI fit: a panel per pair, Gibbs and MFVI histograms."""
-    import matplotlib.pyplot as plt
-
-    from bayeswe.atomic import savefig_atomic
-
+    plt = pyplot()
     made = []
     for r in results:
         if r.status != "done" or not r.cell.params["mfvi"]:
@@ -393,26 +390,17 @@ def _plot_cosines(results: list[CellResult], out: Path) -> list[tuple[int, str]]
                      "(State of the Union)", fontsize="medium")  # fmt: skip
         fig.tight_layout()
         name = f"cosines_K{K}.png"
-        try:
-            savefig_atomic(fig, figure_path(out, name), dpi=110)
-        finally:
-            plt.close(fig)
+        save_figure(fig, out, name)
         made.append((K, name))
     return made
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``cosines.csv``, the figures and Table 6 beside the paper's."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-
-    from bayeswe.atomic import write_text_atomic
-
     table = _frame(results)
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_table(out, table)
     cosines = cosine_rows(results)
-    write_text_atomic(out / "cosines.csv", cosines.to_csv(index=False))
+    write_table(out, cosines, "cosines.csv")
     figures = _plot_cosines(results, out)
     got = _by_setting(table)
     sections = []
@@ -457,12 +445,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
                     f"frame {r.mfvi_map_condition:.1f}" for r in vb.itertuples()]  # fmt: skip
             notes.append(f"jj-vb: {'; '.join(runs)}.")
     md = [
-        "## What was run",
-        "",
-        "**The paper.** " + __doc__.split("**The paper.**")[1].split("**Our side.**")[0].strip(),
-        "",
-        "**Our side.** " + __doc__.split("**Our side.**")[1].strip(),
-        "",
+        *what_was_run(__doc__, "The paper", "Our side"),
         " ".join(notes),
         "",
         "## Hold-out log likelihood per observation: the paper's Table 6 and ours",
@@ -479,7 +462,5 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         *cos_md,
         *[f"![{FIGURES.get(K, 'quick')}: K = {K}]({name})\n" for K, name in figures],
-        *verdict_section(verdicts),
     ]
-    md += failed_cells_section(results)
-    return {"markdown": "\n".join(md) + "\n", "verdicts": verdicts}
+    return finish_report(md, verdicts, results)

@@ -62,6 +62,7 @@ __all__ = [
     "GLDAState",
     "StepInfo",
     "init_state",
+    "lp",
     "sample_gaussian_lda",
     "step",
 ]
@@ -357,7 +358,7 @@ def step(
     else:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     state.sweep += 1
-    return StepInfo(_lp(problem, state), acc, int(changed), rebuilds)
+    return StepInfo(lp(problem, state), acc, int(changed), rebuilds)
 
 
 def _precision_cache(state: GLDAState) -> tuple[np.ndarray, ...]:
@@ -376,7 +377,12 @@ def _no_precision_cache() -> tuple[np.ndarray, ...]:
     return z3, z2, z2, z1, np.empty(0, dtype=np.int64), z2, z1
 
 
-def _lp(problem: GLDAProblem, state: GLDAState) -> float:
+def lp(problem: GLDAProblem, state: GLDAState) -> float:
+    """``log p(z, v)`` of ``state``'s topic assignments, theta, mu and Sigma integrated out.
+
+    The ``lp`` that :func:`step` reports and ``sample_stats`` holds (see the module
+    docstring).
+    """
     return float(
         kern.log_joint(
             state.n_dk,

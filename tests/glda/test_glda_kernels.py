@@ -10,7 +10,7 @@ from scipy import stats
 
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import glda as kern
-from bayeswe.samplers.gaussian_lda import GLDAProblem, _lp, _precision_cache, init_state, step
+from bayeswe.samplers.gaussian_lda import GLDAProblem, _precision_cache, init_state, lp, step
 
 
 def _fresh_psi(problem: GLDAProblem, z: np.ndarray) -> np.ndarray:
@@ -95,7 +95,7 @@ def test_gibbs_conditional_is_the_ratio_of_log_joints(tiny) -> None:
     for k in range(problem.K):
         z = state.z.copy()
         z[i] = k
-        joint.append(_lp(problem, init_state(problem, seed=0, z=z)))
+        joint.append(lp(problem, init_state(problem, seed=0, z=z)))
     expected = np.exp(np.array(joint) - max(joint))
     expected /= expected.sum()
     # the kernel's conditional: remove token i, then (n_dk + alpha) t(x | k)

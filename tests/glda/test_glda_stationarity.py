@@ -32,7 +32,7 @@ import itertools
 import numpy as np
 import pytest
 
-from bayeswe.samplers.gaussian_lda import GLDAProblem, _lp, init_state, step
+from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
 _FROZEN = dict(fresh_doc=False, rebuild_every=10**9)
 
@@ -44,7 +44,7 @@ def exact(make_tiny):
     lps, ss = [], []
     for zz in itertools.product(range(problem.K), repeat=problem.n_tokens):
         z = np.array(zz, dtype=np.int32)
-        lps.append(_lp(problem, init_state(problem, seed=0, z=z)))
+        lps.append(lp(problem, init_state(problem, seed=0, z=z)))
         ss.append((z[:, None] == z[None, :])[iu].sum())
     lps, ss = np.array(lps), np.array(ss, dtype=float)
     w = np.exp(lps - lps.max())

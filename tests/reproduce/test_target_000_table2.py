@@ -10,18 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayeswe import cli
 from bayeswe.reproduce import sakaya_table2 as table2
 
 pytest.importorskip("gensim.models")  # WS-353 and the word2vec baselines
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().out
 
 
 def test_spearman_rows_is_scipys_spearman_row_by_row() -> None:
@@ -83,20 +74,17 @@ def test_variational_fit_is_fit_sgns_jj_methods() -> None:
             assert (ours["ard_precision"] is None) == (not ard)
 
 
-def test_quick_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
     from bayeswe.evaluation.testsets import load_similarity
     from bayeswe.reproduce.run import reproduce
 
-    code, out = _run(["reproduce", "000-table2", "--quick", "--out", str(tmp_path),
-                      "--workers", "2"], capsys)  # fmt: skip
+    code, out, _ = run_cli(["reproduce", "000-table2", "--quick", "--out", str(tmp_path),
+                            "--workers", "2"])  # fmt: skip
     assert code == 0
     directory = tmp_path / "000-table2"
-    for name in ("results.json", "table.csv", "table2.png", "REPORT.md"):
-        assert (directory / name).stat().st_size > 0, name
-    results = json.loads((directory / "results.json").read_text())
+    results, table, report = target_outputs(directory, "table2.png")
     assert results["cells_done"] == 7 and results["cells_failed"] == 0 and results["quick"]
     bench = load_similarity("WS-353")
-    table = pd.read_csv(directory / "table.csv")
     assert len(table) == 7
     for cell, row in zip(results["cells"], table.itertuples(), strict=True):
         r, p = cell["result"], cell["params"]
@@ -122,7 +110,6 @@ def test_quick_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     # every fit sees the same data
     assert len({(c["result"]["V"], c["result"]["P"], c["result"]["n_covered"])
                 for c in results["cells"]}) == 1  # fmt: skip
-    report = (directory / "REPORT.md").read_text()
     for name, citation, value in table2.PAPER_TABLE:
         assert f"| {name} | {citation} | {value:.2f} |" in report
     assert "Quick run" in report and "State of the Union" in report and "RCV1" in report

@@ -3,36 +3,17 @@ and their pure helpers on inputs with known answers."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from bayeswe import cli
 from bayeswe.reproduce import yrjanainen_common as common
 from bayeswe.reproduce import yrjanainen_fig1 as fig1
 from bayeswe.reproduce import yrjanainen_fig4 as fig4
 from bayeswe.reproduce import yrjanainen_fig9 as fig9
 from bayeswe.sgns.data import SGNSData
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    capsys.readouterr()
-    return code
-
-
-def _outputs(directory: Path, figure: str) -> tuple[dict, pd.DataFrame, str]:
-    for name in ("results.json", "table.csv", figure, "REPORT.md"):
-        assert (directory / name).stat().st_size > 0, name
-    results = json.loads((directory / "results.json").read_text())
-    return results, pd.read_csv(directory / "table.csv"), (directory / "REPORT.md").read_text()
 
 
 def _verdicts_in_report(results: dict, report: str) -> None:
@@ -112,12 +93,10 @@ def test_fig9_rules_choose_observed_context_words() -> None:
 # ------------------------------------------------------------------ quick grids
 
 
-def test_fig1_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert (
-        _run(["reproduce", "001-fig1", "--quick", "--out", str(tmp_path), "--workers", "2"], capsys)
-        == 0
-    )
-    results, table, report = _outputs(tmp_path / "001-fig1", "shell.png")
+def test_fig1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
+    argv = ["reproduce", "001-fig1", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    assert run_cli(argv).code == 0
+    results, table, report = target_outputs(tmp_path / "001-fig1", "shell.png")
     assert results["cells_done"] == 2 and results["cells_failed"] == 0
     by = {c["params"]["model"]: c["result"] for c in results["cells"]}
     assert set(by) == {"sgns", "sgns_identified"}
@@ -139,12 +118,10 @@ def test_fig1_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert "Quick run" in report
 
 
-def test_fig4_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert (
-        _run(["reproduce", "001-fig4", "--quick", "--out", str(tmp_path), "--workers", "2"], capsys)
-        == 0
-    )
-    results, table, report = _outputs(tmp_path / "001-fig4", "cosines.png")
+def test_fig4_quick(run_cli, target_outputs, tmp_path: Path) -> None:
+    argv = ["reproduce", "001-fig4", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    assert run_cli(argv).code == 0
+    results, table, report = target_outputs(tmp_path / "001-fig4", "cosines.png")
     assert results["cells_done"] == 3 and results["cells_failed"] == 0
     for cell in results["cells"]:
         r, p = cell["result"], cell["params"]
@@ -170,12 +147,10 @@ def test_fig4_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert "K = 5, V = 100, N = 100,000" in report  # the paper's setting, beside ours
 
 
-def test_fig9_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert (
-        _run(["reproduce", "001-fig9", "--quick", "--out", str(tmp_path), "--workers", "2"], capsys)
-        == 0
-    )
-    results, table, report = _outputs(tmp_path / "001-fig9", "sensitivity.png")
+def test_fig9_quick(run_cli, target_outputs, tmp_path: Path) -> None:
+    argv = ["reproduce", "001-fig9", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    assert run_cli(argv).code == 0
+    results, table, report = target_outputs(tmp_path / "001-fig9", "sensitivity.png")
     assert results["cells_done"] == 4 and results["cells_failed"] == 0
     by = {c["params"]["rule"]: (c["params"], c["result"]) for c in results["cells"]}
     assert list(by) == list(fig9.RULES)

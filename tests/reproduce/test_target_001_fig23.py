@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -10,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayeswe import cli
 from bayeswe.reproduce import yrjanainen_fig2 as fig2
 from bayeswe.reproduce import yrjanainen_fig2_zipf as fig2_zipf
 from bayeswe.reproduce import yrjanainen_fig3 as fig3
@@ -19,18 +17,10 @@ from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.sgns.simulate import word_probabilities
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    capsys.readouterr()
-    return code
-
-
-def test_list_shows_the_three_targets(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["reproduce", "--list"]) == 0
-    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+def test_list_shows_the_three_targets(run_cli) -> None:
+    code, out, _ = run_cli(["reproduce", "--list"])
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines()]
     assert {"001-fig2", "001-fig2-zipf", "001-fig3"} <= set(names)
 
 
@@ -120,12 +110,8 @@ def test_verdicts_on_known_numbers(tmp_path: Path) -> None:
     assert len(table) == 9 * 2 * 4 and set(table.method) == set(shared.METHODS.values())
 
 
-def _check_quick(directory: Path, distribution: str) -> tuple[dict, str]:
-    for name in ("results.json", "table.csv", "rmse.png", "REPORT.md"):
-        assert (directory / name).stat().st_size > 0, name
-    results = json.loads((directory / "results.json").read_text())
-    table = pd.read_csv(directory / "table.csv")
-    report = (directory / "REPORT.md").read_text()
+def _check_quick(outputs: tuple[dict, pd.DataFrame, str], distribution: str) -> tuple[dict, str]:
+    results, table, report = outputs
     assert results["cells_done"] == 21 and results["cells_failed"] == 0 and results["quick"]
     by_key = {}
     for cell in results["cells"]:
@@ -165,17 +151,17 @@ def _check_quick(directory: Path, distribution: str) -> tuple[dict, str]:
     return results, report
 
 
-def test_fig2_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_fig2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     argv = ["reproduce", "001-fig2", "--quick", "--out", str(tmp_path), "--workers", "2"]
-    assert _run(argv, capsys) == 0
-    results, report = _check_quick(tmp_path / "001-fig2", "uniform")
+    assert run_cli(argv).code == 0
+    results, report = _check_quick(target_outputs(tmp_path / "001-fig2", "rmse.png"), "uniform")
     assert "left panel" in results["source"] and "last" in report
 
 
-def test_fig2_zipf_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_fig2_zipf_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     argv = ["reproduce", "001-fig2-zipf", "--quick", "--out", str(tmp_path), "--workers", "2"]
-    assert _run(argv, capsys) == 0
-    results, report = _check_quick(tmp_path / "001-fig2-zipf", "zipf")
+    assert run_cli(argv).code == 0
+    results, report = _check_quick(target_outputs(tmp_path / "001-fig2-zipf", "rmse.png"), "zipf")
     assert "right panel" in results["source"] and "qr" in report
     # Zipf pairs reach fewer distinct (w, v) cells than uniform ones at the same N
     cells = {(c["params"]["N"], c["params"]["dataset"]): c["result"]["P"]
@@ -266,15 +252,10 @@ def test_fig3_verdicts_on_known_numbers(tmp_path: Path) -> None:
     assert "N/V = 2,500: 1.414" in verdicts[rows[13]]["measured"]
 
 
-def test_fig3_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_fig3_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     argv = ["reproduce", "001-fig3", "--quick", "--out", str(tmp_path), "--workers", "2"]
-    assert _run(argv, capsys) == 0
-    directory = tmp_path / "001-fig3"
-    for name in ("results.json", "table.csv", "rmse.png", "REPORT.md"):
-        assert (directory / name).stat().st_size > 0, name
-    results = json.loads((directory / "results.json").read_text())
-    table = pd.read_csv(directory / "table.csv")
-    report = (directory / "REPORT.md").read_text()
+    assert run_cli(argv).code == 0
+    results, table, report = target_outputs(tmp_path / "001-fig3", "rmse.png")
     assert results["cells_done"] == 12 and results["cells_failed"] == 0 and results["quick"]
     assert "Fig. 3" in results["source"] and "Quick run" in report
     by_key = {}

@@ -2,34 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from bayeswe import cli
 from bayeswe.reproduce import yrjanainen_table2 as table2
 from bayeswe.reproduce import yrjanainen_table3 as table3
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().out
-
-
-def _outputs(directory: Path, figure: str) -> tuple[dict, pd.DataFrame, str]:
-    for name in ("results.json", "table.csv", figure, "REPORT.md"):
-        assert (directory / name).stat().st_size > 0, name
-    results = json.loads((directory / "results.json").read_text())
-    return results, pd.read_csv(directory / "table.csv"), (directory / "REPORT.md").read_text()
-
-
-def test_list_shows_both_targets(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _run(["reproduce", "--list"], capsys)
+def test_list_shows_both_targets(run_cli) -> None:
+    code, out, _ = run_cli(["reproduce", "--list"])
     names = [line.split()[0] for line in out.splitlines()]
     assert code == 0 and {"001-table2", "001-table3"} <= set(names)
 
@@ -49,11 +31,10 @@ def test_helpers_are_exact() -> None:
     assert table2.ess_bound(1000) == 3000.0
 
 
-def test_table2_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, _ = _run(["reproduce", "001-table2", "--quick", "--out", str(tmp_path),
-                    "--workers", "2"], capsys)  # fmt: skip
-    assert code == 0
-    results, table, report = _outputs(tmp_path / "001-table2", "ess.png")
+def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
+    argv = ["reproduce", "001-table2", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    assert run_cli(argv).code == 0
+    results, table, report = target_outputs(tmp_path / "001-table2", "ess.png")
     assert results["cells_done"] == 4 and results["cells_failed"] == 0
     by_key = {}
     for cell in results["cells"]:
@@ -83,10 +64,9 @@ def test_table2_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert "Quick run" in report and "Table 2" in report
 
 
-def test_table3_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, _ = _run(["reproduce", "001-table3", "--quick", "--out", str(tmp_path)], capsys)
-    assert code == 0
-    results, table, report = _outputs(tmp_path / "001-table3", "rates.png")
+def test_table3_quick(run_cli, target_outputs, tmp_path: Path) -> None:
+    assert run_cli(["reproduce", "001-table3", "--quick", "--out", str(tmp_path)]).code == 0
+    results, table, report = target_outputs(tmp_path / "001-table3", "rates.png")
     assert results["cells_done"] == 6 and results["cells_failed"] == 0
     assert all(cell["exclusive"] for cell in results["cells"])
     assert results["run"]["cpu_model"] is not None

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from bayeswe import cli
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.reproduce import das_fig2 as fig2
 from bayeswe.reproduce import das_table1 as table1
@@ -19,29 +16,14 @@ from bayeswe.reproduce import das_table2 as table2
 TARGETS = ("003-table1", "003-fig2", "003-table2")
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().out
-
-
-def _outputs(directory: Path, figure: str) -> tuple[dict, pd.DataFrame, str]:
-    for name in ("results.json", "table.csv", figure, "REPORT.md"):
-        assert (directory / name).stat().st_size > 0, name
-    results = json.loads((directory / "results.json").read_text())
-    return results, pd.read_csv(directory / "table.csv"), (directory / "REPORT.md").read_text()
-
-
 def _reference(docs: list[list[str]], words: list[str]) -> BagOfWords:
     index = {w: i for i, w in enumerate(words)}
     ids = [np.asarray([index[w] for w in d], dtype=np.int64) for d in docs]
     return BagOfWords.from_token_ids(ids, Vocabulary(tuple(words)))
 
 
-def test_list_shows_the_three_targets(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _run(["reproduce", "--list"], capsys)
+def test_list_shows_the_three_targets(run_cli) -> None:
+    code, out, _ = run_cli(["reproduce", "--list"])
     assert code == 0 and set(TARGETS) <= {line.split()[0] for line in out.splitlines() if line}
 
 
@@ -106,11 +88,10 @@ def test_fig2_helpers() -> None:
     assert fig2._within(9.93 * 1.99, 9.93) and not fig2._within(9.93 / 2.01, 9.93)
 
 
-def test_table1_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_table1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     argv = ["reproduce", "003-table1", "--quick", "--out", str(tmp_path), "--workers", "2"]
-    code, _ = _run(argv, capsys)
-    assert code == 0
-    results, table, report = _outputs(tmp_path / "003-table1", "pmi.png")
+    assert run_cli(argv).code == 0
+    results, table, report = target_outputs(tmp_path / "003-table1", "pmi.png")
     assert results["cells_done"] == 2 and results["cells_failed"] == 0
     K = table1.QUICK["K"]
     topics = {}
@@ -144,10 +125,9 @@ def test_table1_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert "Quick run" in report and "Wikipedia" in report
 
 
-def test_fig2_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, _ = _run(["reproduce", "003-fig2", "--quick", "--out", str(tmp_path)], capsys)
-    assert code == 0
-    results, table, report = _outputs(tmp_path / "003-fig2", "fig2.png")
+def test_fig2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
+    assert run_cli(["reproduce", "003-fig2", "--quick", "--out", str(tmp_path)]).code == 0
+    results, table, report = target_outputs(tmp_path / "003-fig2", "fig2.png")
     assert results["cells_done"] == 2 * len(fig2.QUICK_TOPICS) and results["cells_failed"] == 0
     assert all(cell["exclusive"] for cell in results["cells"])
     speed = table[table.measure == "per-iteration"]
@@ -182,11 +162,10 @@ def test_fig2_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert "9.93" in report and "53.1" in report and "load" in report and "Quick run" in report
 
 
-def test_table2_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     argv = ["reproduce", "003-table2", "--quick", "--out", str(tmp_path), "--workers", "2"]
-    code, _ = _run(argv, capsys)
-    assert code == 0
-    results, table, report = _outputs(tmp_path / "003-table2", "accuracy.png")
+    assert run_cli(argv).code == 0
+    results, table, report = target_outputs(tmp_path / "003-table2", "accuracy.png")
     assert results["cells_done"] == 2 * len(table2.QUICK_LEVELS) and results["cells_failed"] == 0
     by_key = {}
     for cell in results["cells"]:

@@ -8,21 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from bayeswe import cli
 from bayeswe.reproduce import TARGETS
 
 
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_list_names_every_target(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(["reproduce", "--list"], capsys)
+def test_list_names_every_target(run_cli) -> None:
+    code, out, _ = run_cli(["reproduce", "--list"])
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()] == list(TARGETS)
 
@@ -41,23 +31,20 @@ def test_list_names_every_target(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_bad_arguments_exit_2_before_anything_runs(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    argv: list[str], message: str, run_cli, tmp_path: Path
 ) -> None:
-    code, out, err = _run([*argv, "--out", str(tmp_path / "r")], capsys)
+    code, out, err = run_cli([*argv, "--out", str(tmp_path / "r")])
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
 
 
-def test_naidu_fig8_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, out, _ = _run(
-        ["reproduce", "002-fig8", "--quick", "--out", str(tmp_path), "--workers", "2"], capsys
-    )
+def test_naidu_fig8_quick(run_cli, target_outputs, tmp_path: Path) -> None:
+    argv = ["reproduce", "002-fig8", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    code, out, _ = run_cli(argv)
     assert code == 0
     directory = tmp_path / "002-fig8"
-    for name in ("results.json", "table.csv", "fig8.png", "REPORT.md"):
-        assert (directory / name).stat().st_size > 0
-    results = json.loads((directory / "results.json").read_text())
+    results, _, report = target_outputs(directory, "fig8.png")
     assert results["cells_done"] == 6 and results["cells_failed"] == 0 and results["quick"]
     assert results["run"]["cpu_model"] is not None and results["run"]["versions"]
     V = results["cells"][0]["result"]["V"]
@@ -70,16 +57,14 @@ def test_naidu_fig8_quick(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     claims = [v["claim"] for v in results["verdicts"]]
     assert len(claims) == 3 and all(v["verdict"] in ("reproduced", "differs")
                                     for v in results["verdicts"])  # fmt: skip
-    report = (directory / "REPORT.md").read_text()
     assert "Quick run" in report and "Naidu" in report and claims[0] in report
     assert f"report {directory / 'REPORT.md'}" in out
 
 
-def test_yrjanainen_table1_quick_subset(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
     argv = ["reproduce", "001-table1", "--quick", "--out", str(tmp_path), "--workers", "2",
             "--only", "method=pg-gibbs,advi"]  # fmt: skip
-    code, _, _ = _run(argv, capsys)
-    assert code == 0
+    assert run_cli(argv).code == 0
     directory = tmp_path / "001-table1"
     results = json.loads((directory / "results.json").read_text())
     assert results["cells_done"] == 4 and results["only"] == {"method": ["pg-gibbs", "advi"]}
@@ -90,7 +75,7 @@ def test_yrjanainen_table1_quick_subset(capsys: pytest.CaptureFixture[str], tmp_
     assert "not run" in report and "| HMC (nuts) | ours | not run" in report
     # a second run reuses every finished cell
     before = {c["key"]: c["result"] for c in results["cells"]}
-    assert _run(argv, capsys)[0] == 0
+    assert run_cli(argv).code == 0
     again = json.loads((directory / "results.json").read_text())
     assert {c["key"]: c["result"] for c in again["cells"]} == before
 
