@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from bayeswe.atomic import write_json_atomic, write_text_atomic
 from bayeswe.reproduce import get_target
@@ -95,6 +97,8 @@ def reproduce(
         "scheduler": scheduler,
         "cells_done": sum(r.status == "done" for r in results),
         "cells_failed": sum(r.status == "failed" for r in results),
+        "cells_reused": sum(r.cached for r in results),
+        "cells_wall_s": round(sum(r.wall_s for r in results if math.isfinite(r.wall_s)), 3),
         "verdicts": report.get("verdicts", []),
         "run": facts,
         "cells": [r.to_dict() for r in results],
@@ -111,8 +115,9 @@ def reproduce(
         f"CPU {facts.get('cpu_model') or 'unknown'} ({facts.get('cpus_available')} available), "
         f"load average {facts.get('load_average_start')} at the start and "
         f"{facts.get('load_average_end')} at the end; {facts.get('duration_s')} s. "
-        f"Cells: {summary['cells_done']} done, "
-        f"{summary['cells_failed']} failed.",
+        f"Cells: {summary['cells_done']} done{_reused(summary)}, "
+        f"{summary['cells_failed']} failed; their own wall time summed: "
+        f"{summary['cells_wall_s']:,.0f} s.",
         "",
         "",
     ]
@@ -120,3 +125,9 @@ def reproduce(
         header += ["**Quick run** (reduced grid, for tests): not the paper's sizes.", ""]
     write_text_atomic(directory / "REPORT.md", "\n".join(header) + report["markdown"])
     return directory
+
+
+def _reused(summary: Mapping[str, Any]) -> str:
+    """How many done cells an earlier run of the same grid finished (the cell cache)."""
+    n = summary["cells_reused"]
+    return f" ({n} of them finished by an earlier run and reused)" if n else ""

@@ -73,11 +73,17 @@ def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
         assert cell["result"]["draws"] == 200
     report = (directory / "REPORT.md").read_text()
     assert "not run" in report and "| HMC (nuts) | ours | not run" in report
-    # a second run reuses every finished cell
+    assert results["cells_reused"] == 0 and "Cells: 4 done, 0 failed" in report
+    cells_wall = sum(c["wall_s"] for c in results["cells"])
+    assert results["cells_wall_s"] == pytest.approx(cells_wall, abs=1e-3)
+    # a second run reuses every finished cell, and its report says so
     before = {c["key"]: c["result"] for c in results["cells"]}
     assert run_cli(argv).code == 0
     again = json.loads((directory / "results.json").read_text())
     assert {c["key"]: c["result"] for c in again["cells"]} == before
+    assert again["cells_reused"] == 4 and again["cells_wall_s"] == results["cells_wall_s"]
+    report = (directory / "REPORT.md").read_text()
+    assert "Cells: 4 done (4 of them finished by an earlier run and reused), 0 failed" in report
 
 
 def test_anchors_are_the_last_words_observed_as_contexts() -> None:
