@@ -256,7 +256,9 @@ def _comparisons(by: dict[str, dict[str, Any]]) -> pd.DataFrame:
         "rhat",
         "split_rhat_reference",
     ]
-    return pd.DataFrame(rows, columns=cols)
+    frame = pd.DataFrame(rows, columns=cols)
+    # an empty object column would make ``table[~table.paper_pair]`` a column selection
+    return frame.astype({"paper_pair": bool})
 
 
 def _verdicts(table: pd.DataFrame, by: dict[str, Any]) -> list[dict[str, Any]]:

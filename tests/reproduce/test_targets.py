@@ -99,3 +99,13 @@ def test_anchors_are_the_last_words_observed_as_contexts() -> None:
     sim, anchors, _, _ = simulated_dataset(10, 200, 1000, 5)
     assert anchors.words == tuple(f"w{i}" for i in (188, 189, 190, 191, 193, 194, 195, 196,
                                                      198, 199))  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_a_run_with_no_finished_cell_reports_every_claim_not_run(name: str, tmp_path: Path) -> None:
+    from bayeswe.reproduce import get_target
+
+    report = get_target(name).report([], tmp_path, quick=False)
+    assert {v["verdict"] for v in report["verdicts"]} <= {"not run"}
+    assert report["markdown"].endswith("\n") and (tmp_path / "table.csv").exists()
