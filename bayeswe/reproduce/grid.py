@@ -141,8 +141,10 @@ def _read_done(out: Path, cell: Cell, seed: int) -> CellResult | None:
         or stored.get("params") != json.loads(_canonical(dict(cell.params)))
     ):
         return None
+    # cell files written before the commit was recorded have no "computed_at"
+    extra = {"computed_at": stored.get("computed_at")}
     return CellResult(cell, seed, "done", stored.get("result"), None, stored.get("wall_s", 0.0),
-                      cached=True)  # fmt: skip
+                      cached=True, extra=extra)  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -192,13 +194,16 @@ def run_grid(
     scheduler: str | None = None,
     progress: bool | None = None,
     on_result: Callable[[CellResult], None] | None = None,
+    computed_at: Mapping[str, Any] | None = None,
 ) -> list[CellResult]:
     """Run every unfinished cell of ``cells``; all results, in the order of ``cells``.
 
     ``func(params, seed)`` must be a module-level function (it is pickled to the
     workers) returning a JSON-able dict. Finished cells already in ``out/cells`` are
     not run again. Failures are returned (``status == "failed"``, with the traceback)
-    and do not stop the grid.
+    and do not stop the grid. ``computed_at`` (e.g. ``{"commit": ..., "dirty": ...}``)
+    is stored with each cell this call computes, so a report rendered later from the
+    cell cache can say which code computed its cells.
 
     Raises
     ------
@@ -228,7 +233,8 @@ def run_grid(
 
     def record(cell: Cell, outcome: tuple[str, Any, Any, float]) -> None:
         status, result, error, wall = outcome
-        res = CellResult(cell, cell.seed(base_seed), status, result, error, wall)
+        extra = {"computed_at": None if computed_at is None else dict(computed_at)}
+        res = CellResult(cell, cell.seed(base_seed), status, result, error, wall, extra=extra)
         write_json_atomic(_cell_path(out_dir, cell), res.to_dict())
         results[cell.key] = res
         bar.done(status)

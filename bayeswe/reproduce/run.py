@@ -82,6 +82,7 @@ def reproduce(
         workers=workers,
         scheduler=scheduler,
         progress=progress,
+        computed_at={"commit": started.get("commit"), "dirty": started.get("dirty")},
     )
     facts = harness.finish_run(started)
     report = module.report(results, directory, quick=quick)
@@ -117,7 +118,7 @@ def reproduce(
         f"{facts.get('load_average_end')} at the end; {facts.get('duration_s')} s. "
         f"Cells: {summary['cells_done']} done{_reused(summary)}, "
         f"{summary['cells_failed']} failed; their own wall time summed: "
-        f"{summary['cells_wall_s']:,.0f} s.",
+        f"{summary['cells_wall_s']:,.0f} s.{_computed_elsewhere(results, facts.get('commit'))}",
         "",
         "",
     ]
@@ -131,3 +132,25 @@ def _reused(summary: Mapping[str, Any]) -> str:
     """How many done cells an earlier run of the same grid finished (the cell cache)."""
     n = summary["cells_reused"]
     return f" ({n} of them finished by an earlier run and reused)" if n else ""
+
+
+def _computed_elsewhere(results: Sequence[CellResult], commit: str | None) -> str:
+    """Which code computed the reused cells, where it was not this run's commit."""
+    counts: dict[str, int] = {}
+    for r in results:
+        if r.status != "done" or not r.cached:
+            continue
+        at = r.extra.get("computed_at") or {}
+        if commit is not None and at.get("commit") == commit:
+            continue
+        if at.get("commit"):
+            name = f"commit {at['commit'][:12]}"
+        elif at.get("dirty"):
+            name = "uncommitted code"
+        else:  # cell files from before the commit was recorded, or outside git
+            name = "an unrecorded commit"
+        counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return ""
+    parts = ", ".join(f"{n} by {name}" for name, n in sorted(counts.items()))
+    return f" Reused cells computed by other code than this commit: {parts}."

@@ -150,3 +150,18 @@ def test_killed_run_resumes_with_only_the_unfinished_cells(tmp_path: Path) -> No
     assert [r.result for r in results] == [
         toy_cell({**c.params, "marker": None}, c.seed(5)) for c in cells
     ]
+
+
+def test_the_code_that_computed_a_cell_is_stored_and_read_back(tmp_path: Path) -> None:
+    cells = _cells(2)
+    at = {"commit": "a" * 40, "dirty": False}
+    first = run_grid(cells, toy_cell, out=tmp_path, base_seed=1, workers=1, progress=False,
+                     computed_at=at)  # fmt: skip
+    assert [r.extra["computed_at"] for r in first] == [at, at]
+    stored = json.loads((tmp_path / "cells" / f"{cells[0].key}.json").read_text())
+    assert stored["computed_at"] == at
+    # a later run at another commit reuses the cells and keeps who computed them
+    later = run_grid(cells, toy_cell, out=tmp_path, base_seed=1, workers=1, progress=False,
+                     computed_at={"commit": "b" * 40, "dirty": False})  # fmt: skip
+    assert [r.cached for r in later] == [True, True]
+    assert [r.extra["computed_at"] for r in later] == [at, at]

@@ -132,3 +132,29 @@ def test_finish_report_appends_the_verdicts_and_the_failed_cells() -> None:
     assert finish_report([], [], [done])["markdown"] == (
         "## Verdict per row\n\n| row | verdict | measured |\n|---|---|---|\n\n"
     )
+
+
+def test_the_header_names_the_code_that_computed_reused_cells() -> None:
+    from bayeswe.reproduce.grid import Cell, CellResult
+    from bayeswe.reproduce.run import _computed_elsewhere
+
+    def result(i: int, at: dict | None, *, cached: bool = True) -> CellResult:
+        return CellResult(Cell("t", {"i": i}), 0, "done", {}, cached=cached,
+                          extra={"computed_at": at})  # fmt: skip
+
+    here, there = "c" * 40, "d" * 40
+    assert _computed_elsewhere([result(0, {"commit": here, "dirty": False})], here) == ""
+    # cells this run computed are this run's, whatever its state
+    assert _computed_elsewhere([result(0, {"commit": None, "dirty": True}, cached=False)],
+                               None) == ""  # fmt: skip
+    results = [
+        result(0, {"commit": here, "dirty": False}),
+        result(1, {"commit": there, "dirty": False}),
+        result(2, {"commit": there, "dirty": False}),
+        result(3, None),
+        result(4, {"commit": None, "dirty": True}),
+    ]
+    assert _computed_elsewhere(results, here) == (
+        " Reused cells computed by other code than this commit: 1 by an unrecorded commit,"
+        " 2 by commit dddddddddddd, 1 by uncommitted code."
+    )
