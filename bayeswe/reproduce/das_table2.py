@@ -70,6 +70,7 @@ import pandas as pd
 from bayeswe.reproduce.das_common import PAPER as _PAPER
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
+    done_frame,
     finish_report,
     markdown_table,
     not_run,
@@ -345,11 +346,6 @@ _COLUMNS = [
 ]
 
 
-def _frame(results: list[CellResult]) -> pd.DataFrame:
-    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
-    return pd.DataFrame(rows, columns=_COLUMNS) if rows else pd.DataFrame(columns=_COLUMNS)
-
-
 def pooled(table: pd.DataFrame) -> pd.DataFrame:
     """Accuracy pooled over folds per (level, model), its binomial SE, folds and shares."""
     g = table.groupby(["level", "model"])
@@ -425,7 +421,7 @@ def _verdicts(acc: pd.DataFrame) -> list[dict[str, Any]]:
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv`` (one row per cell), ``accuracy.png`` and Table 2 beside ours."""
     plt = pyplot()
-    table = _frame(results)
+    table = done_frame(results, _COLUMNS)
     write_table(out, table)
     acc = (
         pooled(table)

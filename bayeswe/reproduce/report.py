@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "docstring_section",
+    "done_frame",
     "failed_cells_section",
     "figure_path",
     "finish_report",
@@ -113,6 +114,15 @@ def write_table(out: Path, frame: pd.DataFrame, name: str = "table.csv") -> Path
     from bayeswe.atomic import write_text_atomic
 
     return write_text_atomic(Path(out) / name, frame.to_csv(index=False))
+
+
+def done_frame(results: Sequence[Any], columns: Sequence[str]) -> pd.DataFrame:
+    """One row per finished cell, its parameters then its results, in ``columns`` only
+    (missing values are NaN; no finished cell gives an empty frame with the columns)."""
+    import pandas as pd
+
+    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
+    return pd.DataFrame(rows, columns=list(columns))
 
 
 def verdict_section(verdicts: Sequence[dict[str, Any]]) -> list[str]:

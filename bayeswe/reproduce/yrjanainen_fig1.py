@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
+    done_frame,
     finish_report,
     markdown_table,
     not_run,
@@ -177,32 +178,25 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     return out
 
 
-def _frame(results: list[CellResult]) -> pd.DataFrame:
-    cols = [
-        "K",
-        "V",
-        "N",
-        "dataset",
-        "model",
-        "chains",
-        "draws",
-        "resultant",
-        "angle_sd_deg",
-        "mean_radius",
-        "radial_sd",
-        "arc_to_radial",
-        "mean_to_radius",
-        "resultant_all_words",
-        "truth_d2",
-        "divergences",
-        "fit_s",
-    ]
-    rows = [
-        {**r.cell.params, **{k: v for k, v in r.result.items() if k in cols}}
-        for r in results
-        if r.status == "done"
-    ]
-    return pd.DataFrame(rows, columns=cols) if rows else pd.DataFrame(columns=cols)
+_COLUMNS = [
+    "K",
+    "V",
+    "N",
+    "dataset",
+    "model",
+    "chains",
+    "draws",
+    "resultant",
+    "angle_sd_deg",
+    "mean_radius",
+    "radial_sd",
+    "arc_to_radial",
+    "mean_to_radius",
+    "resultant_all_words",
+    "truth_d2",
+    "divergences",
+    "fit_s",
+]
 
 
 def _claims(table: pd.DataFrame) -> list[dict[str, Any]]:
@@ -328,7 +322,7 @@ def _figure(results: list[CellResult], out: Path) -> None:
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``shell.png`` (the paper's two panels) and a verdict per claim."""
-    table = _frame(results)
+    table = done_frame(results, _COLUMNS)
     write_table(out, table)
     _figure(results, out)
     verdicts = _claims(table)

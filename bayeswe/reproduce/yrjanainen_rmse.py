@@ -61,6 +61,7 @@ import pandas as pd
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
     docstring_section,
+    done_frame,
     finish_report,
     markdown_table,
     not_run,
@@ -226,12 +227,13 @@ def loglog_slope(sizes: Sequence[float], values: Sequence[float]) -> float:
     return float(np.polyfit(np.log(sizes), np.log(values), 1)[0])
 
 
+_COLUMNS = ["distribution", "K", "V", "N", "dataset", "method", "rmse_co", "rmse_co_prob",
+            "draws", "P", "anchor_condition", "fit_s"]  # fmt: skip
+
+
 def frame(results: list[CellResult]) -> pd.DataFrame:
     """One row per finished cell: its parameters and results (the ``table.csv``)."""
-    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
-    cols = ["distribution", "K", "V", "N", "dataset", "method", "rmse_co", "rmse_co_prob",
-            "draws", "P", "anchor_condition", "fit_s"]  # fmt: skip
-    return pd.DataFrame(rows, columns=cols) if rows else pd.DataFrame(columns=cols)
+    return done_frame(results, _COLUMNS)
 
 
 class _Setting:

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
+    done_frame,
     finish_report,
     markdown_table,
     pyplot,
@@ -185,10 +185,7 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     }
 
 
-def _frame(results: list[CellResult]) -> pd.DataFrame:
-    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
-    cols = ["K", "V", "N", "dataset", "method", "coverage90", "rmse_co", "fit_s"]
-    return pd.DataFrame(rows, columns=cols) if rows else pd.DataFrame(columns=cols)
+_COLUMNS = ["K", "V", "N", "dataset", "method", "coverage90", "rmse_co", "fit_s"]
 
 
 def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float]) -> dict:
@@ -219,7 +216,7 @@ def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``coverage.png`` and the table beside the paper's, per row a verdict."""
     plt = pyplot()
-    table = _frame(results)
+    table = done_frame(results, _COLUMNS)
     write_table(out, table)
     mean = table.groupby(["K", "V", "method", "N"])["coverage90"].agg(["mean", "count"])
     settings = sorted({(int(k), int(v)) for k, v in zip(table.K, table.V, strict=True)})

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
+    done_frame,
     finish_report,
     markdown_table,
     pyplot,
@@ -171,11 +171,8 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     return out
 
 
-def _frame(results: list[CellResult]) -> pd.DataFrame:
-    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
-    cols = ["K", "V", "N", "dataset", "method", "draws", "ess_params", "ess_params_min",
+_COLUMNS = ["K", "V", "N", "dataset", "method", "draws", "ess_params", "ess_params_min",
             "ess_p", "ess_p_min", "P", "fit_s"]  # fmt: skip
-    return pd.DataFrame(rows, columns=cols) if rows else pd.DataFrame(columns=cols)
 
 
 def _row_verdict(paper_name: str, ours: dict[int, float], other: dict[int, float],
@@ -204,7 +201,7 @@ def _row_verdict(paper_name: str, ours: dict[int, float], other: dict[int, float
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``ess.png`` and the table beside the paper's, per row a verdict."""
     plt = pyplot()
-    table = _frame(results)
+    table = done_frame(results, _COLUMNS)
     write_table(out, table)
     grouped = table.groupby(["K", "V", "method", "N"])
     mean = grouped[["ess_params", "ess_p", "draws"]].mean()

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
+    done_frame,
     finish_report,
     markdown_table,
     not_run,
@@ -202,11 +202,6 @@ _COLUMNS = ["K", "N", "V", "method", "S", "warmup", "draws", "limit_s", "finishe
             "total_s", "N_train", "P", "threads", "load_start", "load_end"]  # fmt: skip
 
 
-def _frame(results: list[CellResult]) -> pd.DataFrame:
-    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
-    return pd.DataFrame(rows, columns=_COLUMNS) if rows else pd.DataFrame(columns=_COLUMNS)
-
-
 def _label(method: str, S: Any) -> str:
     return "HMC (nuts)" if method == "nuts" else f"Gibbs (pg-gibbs, S = {int(S)})"
 
@@ -270,7 +265,7 @@ def _verdicts(rates: dict[tuple[int, int], dict[str, dict[str, Any]]]) -> list[d
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``rates.png`` and Table 4 beside the paper's, per row a verdict."""
     plt = pyplot()
-    table = _frame(results)
+    table = done_frame(results, _COLUMNS)
     write_table(out, table)
     rates: dict[tuple[int, int], dict[str, dict[str, Any]]] = {}
     for r in table.itertuples():

@@ -38,6 +38,7 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
+    done_frame,
     finish_report,
     markdown_table,
     not_run,
@@ -152,11 +153,6 @@ _COLUMNS = ["N", "dataset", "fit", "K", "V", "N_train", "P_train", "N_test", "PM
             "map_converged", "map_s", "fit_s"]  # fmt: skip
 
 
-def _frame(results: list[CellResult]) -> pd.DataFrame:
-    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
-    return pd.DataFrame(rows, columns=_COLUMNS) if rows else pd.DataFrame(columns=_COLUMNS)
-
-
 def estimator_means(table: pd.DataFrame) -> dict[int, dict[str, tuple[float, int]]]:
     """Per ``N``: estimator -> (mean hold-out log likelihood over datasets, datasets)."""
     out: dict[int, dict[str, tuple[float, int]]] = {}
@@ -221,7 +217,7 @@ def _verdicts(means: dict[int, dict[str, tuple[float, int]]],
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``holdout.png`` and Table 5 beside the paper's, per row a verdict."""
     plt = pyplot()
-    table = _frame(results)
+    table = done_frame(results, _COLUMNS)
     write_table(out, table)
     means = estimator_means(table)
     sizes = [*SIZES, *sorted(set(means) - set(SIZES))]

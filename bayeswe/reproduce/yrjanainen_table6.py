@@ -60,6 +60,7 @@ import pandas as pd
 
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.reproduce.report import (
+    done_frame,
     finish_report,
     markdown_table,
     not_run,
@@ -248,11 +249,6 @@ _COLUMNS = ["K", "N", "V", "N_train", "P_train", "N_test", "PM-Gibbs", "MAP", "M
             "mfvi_iterations", "mfvi_converged", "mfvi_map_condition"]  # fmt: skip
 
 
-def _frame(results: list[CellResult]) -> pd.DataFrame:
-    rows = [{**r.cell.params, **r.result} for r in results if r.status == "done"]
-    return pd.DataFrame(rows, columns=_COLUMNS) if rows else pd.DataFrame(columns=_COLUMNS)
-
-
 def typed(value: float | None) -> str:
     """A paper value as printed: four decimals, or all of them (-0.72549), or NA."""
     if value is None:
@@ -397,7 +393,7 @@ def _plot_cosines(results: list[CellResult], out: Path) -> list[tuple[int, str]]
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv``, ``cosines.csv``, the figures and Table 6 beside the paper's."""
-    table = _frame(results)
+    table = done_frame(results, _COLUMNS)
     write_table(out, table)
     cosines = cosine_rows(results)
     write_table(out, cosines, "cosines.csv")

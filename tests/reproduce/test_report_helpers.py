@@ -158,3 +158,20 @@ def test_the_header_names_the_code_that_computed_reused_cells() -> None:
         " Reused cells computed by other code than this commit: 1 by an unrecorded commit,"
         " 2 by commit dddddddddddd, 1 by uncommitted code."
     )
+
+
+def test_done_frame_keeps_finished_cells_and_the_given_columns() -> None:
+    from bayeswe.reproduce.grid import Cell, CellResult
+    from bayeswe.reproduce.report import done_frame
+
+    results = [
+        CellResult(Cell("t", {"K": 2, "N": 10}), 0, "done", {"x": 1.5, "extra": "dropped"}),
+        CellResult(Cell("t", {"K": 3, "N": 10}), 0, "failed", None, "boom"),
+        CellResult(Cell("t", {"K": 4, "N": 20}), 0, "done", {}),
+    ]
+    frame = done_frame(results, ["K", "N", "x"])
+    assert list(frame.columns) == ["K", "N", "x"]
+    assert frame["K"].tolist() == [2, 4] and frame["x"].tolist()[0] == 1.5
+    assert pd.isna(frame["x"].tolist()[1])
+    empty = done_frame(results[1:2], ["K", "x"])
+    assert list(empty.columns) == ["K", "x"] and len(empty) == 0

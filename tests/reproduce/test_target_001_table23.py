@@ -85,6 +85,12 @@ def test_table3_quick(run_cli, target_outputs, tmp_path: Path) -> None:
         )
         assert row.samples_per_s == pytest.approx(cell["result"]["samples_per_s"], rel=1e-12)
         assert row.words_per_s == pytest.approx(row.samples_per_s * row.V, rel=1e-12)
+    # NUTS's cost per draw: its leapfrog steps and step size, one row per NUTS cell
+    nuts = table[table.method == "nuts"]
+    assert len(nuts) == 2 and (nuts.leapfrogs_per_draw >= 1).all() and (nuts.step_size > 0).all()
+    assert "## NUTS's cost per draw" in report
+    for row in nuts.itertuples():
+        assert f"| {row.N:,} | {row.K} x {row.V} | {row.warmup} | {row.step_size:.4f} | " in report
     # all twelve paper rows, typed, marked not run
     for (N, K, V), (hmc, gibbs) in table3.PAPER_SAMPLES.items():
         words = table3.PAPER_WORDS[(N, K, V)]
