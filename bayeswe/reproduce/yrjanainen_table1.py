@@ -30,6 +30,7 @@ from bayeswe.reproduce.report import (
     done_frame,
     finish_report,
     markdown_table,
+    not_run,
     pyplot,
     save_figure,
     verdict,
@@ -255,6 +256,16 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         ax.set_xscale("log")
         ax.set_title(f"K = {K}, V = {V}")
         ax.set_xlabel("N")
+        lines += [f"### K = {K}, V = {V}", "", markdown_table(header, rows), ""]
+    for K, V in (setting for setting in SETTINGS if setting not in settings):
+        # the paper's settings this run did not include: its rows beside "not run"
+        rows = []
+        for paper_name, method in METHODS.items():
+            paper_row = PAPER_TABLE[paper_name][(K, V)]
+            rows.append([paper_name, "paper", *[f"{c:.1f}" for c in paper_row]])
+            rows.append([f"{paper_name} ({method})", "ours", *["not run"] * len(SIZES)])
+            verdicts.append(not_run(f"K = {K}, V = {V}, {paper_name}", "setting not run"))
+        header = ["method", "source", *[f"{n:,}" for n in SIZES]]
         lines += [f"### K = {K}, V = {V}", "", markdown_table(header, rows), ""]
     axes[0][0].set_ylabel("90 % interval coverage (%)")
     if settings:

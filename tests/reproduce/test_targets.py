@@ -73,6 +73,12 @@ def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
         assert cell["result"]["draws"] == 200
     report = (directory / "REPORT.md").read_text()
     assert "not run" in report and "| HMC (nuts) | ours | not run" in report
+    # the paper's six settings, none in the quick grid, are listed beside "not run"
+    from bayeswe.reproduce.yrjanainen_table1 import SETTINGS
+
+    for K, V in SETTINGS:
+        assert f"### K = {K}, V = {V}" in report
+        assert f"| K = {K}, V = {V}, Laplace | not run | setting not run |" in report
     assert results["cells_reused"] == 0 and "Cells: 4 done, 0 failed" in report
     cells_wall = sum(c["wall_s"] for c in results["cells"])
     assert results["cells_wall_s"] == pytest.approx(cells_wall, abs=1e-3)
