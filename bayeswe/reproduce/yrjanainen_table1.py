@@ -225,8 +225,8 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     verdicts: list[dict[str, Any]] = []
     fig, axes = plt.subplots(1, max(len(settings), 1), squeeze=False,
                              figsize=(4.2 * max(len(settings), 1), 3.4))  # fmt: skip
+    header = ["method", "source", *[f"{n:,}" for n in SIZES]]
     for ax, (K, V) in zip(axes[0], settings, strict=False):
-        header = ["method", "source", *[f"{n:,}" for n in SIZES]]
         rows = []
         for j, (paper_name, method) in enumerate(METHODS.items()):
             ours: dict[int, float] = {}
@@ -265,7 +265,6 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             rows.append([paper_name, "paper", *[f"{c:.1f}" for c in paper_row]])
             rows.append([f"{paper_name} ({method})", "ours", *["not run"] * len(SIZES)])
             verdicts.append(not_run(f"K = {K}, V = {V}, {paper_name}", "setting not run"))
-        header = ["method", "source", *[f"{n:,}" for n in SIZES]]
         lines += [f"### K = {K}, V = {V}", "", markdown_table(header, rows), ""]
     axes[0][0].set_ylabel("90 % interval coverage (%)")
     if settings:

@@ -344,6 +344,10 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     return finish_report(md, verdicts, results)
 
 
+_TRAJECTORY_HEADER = ["N", "K x V", "warm-up", "step size", "leapfrogs per draw", "divergences",
+                      "leapfrogs per second"]  # fmt: skip
+
+
 def _trajectories(table: Any) -> list[str]:
     """NUTS's cost per draw: its adapted step size and leapfrog steps per kept draw."""
     nuts = table[table.method == "nuts"]
@@ -361,17 +365,6 @@ def _trajectories(table: Any) -> list[str]:
         "warm-up; a small one makes long trajectories, so the rate falls with the "
         "leapfrog steps per draw, not only with the cost of a gradient.",
         "",
-        markdown_table(
-            [
-                "N",
-                "K x V",
-                "warm-up",
-                "step size",
-                "leapfrogs per draw",
-                "divergences",
-                "leapfrogs per second",
-            ],
-            rows,
-        ),  # fmt: skip
+        markdown_table(_TRAJECTORY_HEADER, rows),
         "",
     ]
