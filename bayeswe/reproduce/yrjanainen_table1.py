@@ -15,6 +15,12 @@ sd ``1/sqrt(K)`` (the simulation's), anchors from the MAP by the paper's rule
 field, 1,000 draws, Stan's defaults). Each (setting, N, dataset, method) is one cell;
 a dataset's data and anchors derive from its indices only, so all four methods see
 the same data.
+
+**A fifth row, not in the paper.** ``pg-gibbs`` on the same data with the same anchor
+words, but their context vectors fixed at the simulation's true values instead of
+the MAP (method ``pg-gibbs-true-anchors``). The identified model conditions on the
+anchors; where coverage falls short of 90 % at small N, this row measures how much of
+the shortfall comes from fixing them at a noisy MAP rather than from the sampler.
 """
 
 from __future__ import annotations
@@ -86,8 +92,12 @@ PAPER_TABLE: dict[str, dict[tuple[int, int], tuple[float, ...]]] = {
 #: Our method for each of the paper's.
 METHODS: dict[str, str] = {"HMC": "nuts", "MFVI": "advi", "Gibbs": "pg-gibbs",
                            "Laplace": "laplace-sparse"}  # fmt: skip
+#: The fifth row's method: ``pg-gibbs`` with the anchors at their true vectors.
+TRUE_ANCHORS = "pg-gibbs-true-anchors"
 DATASETS = 10
 DATA_SEED = 20240101
+#: A row "reproduces" the claim "about 90 % at every N" if no N is further from 90.
+TOLERANCE_POINTS = 2.5
 
 
 def cells(quick: bool) -> list[Cell]:
@@ -112,14 +122,14 @@ def cells(quick: bool) -> list[Cell]:
             },
         )  # fmt: skip
         for (K, V), N, d in grid
-        for method in METHODS.values()
+        for method in (*METHODS.values(), TRUE_ANCHORS)
     ]
 
 
 def _options(method: str, draws: int, warmup: int) -> dict[str, Any]:
-    if method in ("nuts", "pg-gibbs"):
+    if method in ("nuts", "pg-gibbs", TRUE_ANCHORS):
         out: dict[str, Any] = {"iter_warmup": warmup, "iter_sampling": draws}
-        if method == "pg-gibbs":
+        if method != "nuts":
             out["progress"] = False
         return out
     if method == "advi":
@@ -161,6 +171,14 @@ def simulated_dataset(K: int, V: int, N: int, dataset: int) -> tuple[Any, Any, A
     return sim, anchors, mode, sd
 
 
+def true_anchors(sim: Any, anchors: Any) -> Any:
+    """``anchors`` with the same words, their vectors at the simulation's true ``alpha``."""
+    import dataclasses
+
+    truth = np.asarray(sim.alpha, dtype=np.float64)[np.asarray(anchors.fixed_index)]
+    return dataclasses.replace(anchors, fixed_alpha=truth)
+
+
 def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     """Simulate the cell's dataset, fit it by the cell's method, score the intervals."""
     import time
@@ -170,9 +188,12 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
 
     K, V, N, d = params["K"], params["V"], params["N"], params["dataset"]
     sim, anchors, _, sd = simulated_dataset(K, V, N, d)
+    method = params["method"]
+    if method == TRUE_ANCHORS:
+        anchors, method = true_anchors(sim, anchors), "pg-gibbs"
     started = time.perf_counter()
-    idata = fit_sgns(sim.data, K, method=params["method"], anchors=anchors, prior_sd=sd,
-                     seed=seed, chains=1 if params["method"] in ("nuts", "pg-gibbs") else None,
+    idata = fit_sgns(sim.data, K, method=method, anchors=anchors, prior_sd=sd, seed=seed,
+                     chains=1 if method in ("nuts", "pg-gibbs") else None,
                      **_options(params["method"], params["draws"], params["warmup"]))  # fmt: skip
     wall = time.perf_counter() - started
     rho, alpha = draws_of(idata)
@@ -187,18 +208,35 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 _COLUMNS = ["K", "V", "N", "dataset", "method", "coverage90", "rmse_co", "fit_s"]
+_TRUE_ANCHORS_LABEL = "Gibbs, true anchors"
 
 
-def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float]) -> dict:
-    """The paper's claim for a method's row, checked on ours (percent)."""
+def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float],
+                 truth: dict[int, float] | None = None) -> dict:  # fmt: skip
+    """The paper's claim for a method's row, checked on ours (percent).
+
+    ``truth``: the same setting's coverage with the anchors at their true vectors (the
+    fifth row), by N; where the HMC or Gibbs row differs, the verdict says what that
+    row measured at the worst N.
+    """
     sizes = sorted(ours)
     if not sizes:
         return {"verdict": "not run", "why": "no finished cells"}
     if paper_name in ("HMC", "Gibbs"):
-        worst = max(abs(ours[n] - 90.0) for n in sizes)
-        return {"verdict": "reproduced" if worst <= 2.5 else "differs",
-                "why": f"largest |coverage - 90| over N: {worst:.1f} points (claim: about 90 "
-                       "at every N)"}  # fmt: skip
+        worst_n = max(sizes, key=lambda n: abs(ours[n] - 90.0))
+        worst = abs(ours[worst_n] - 90.0)
+        why = (f"largest |coverage - 90| over N: {worst:.1f} points (claim: about 90 at "
+               "every N)")  # fmt: skip
+        if worst > TOLERANCE_POINTS and truth and worst_n in truth:
+            at_truth = truth[worst_n]
+            why += (f"; at N = {worst_n:,}, {ours[worst_n]:.1f} % with the anchors at the MAP "
+                    f"against {at_truth:.1f} % with them at their true vectors (pg-gibbs, the "
+                    "same data): ")  # fmt: skip
+            if abs(at_truth - 90.0) <= TOLERANCE_POINTS:
+                why += "the shortfall comes from fixing the anchors at a noisy MAP"
+            else:
+                why += "true anchors do not close the gap"
+        return {"verdict": "reproduced" if worst <= TOLERANCE_POINTS else "differs", "why": why}
     if paper_name == "MFVI":
         large = [n for n in sizes if n >= 100_000]
         if not large:
@@ -209,9 +247,18 @@ def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float
                        "79-87 in the paper)"}  # fmt: skip
     top = sizes[-1]
     gap = abs(ours[top] - 90.0)
-    return {"verdict": "reproduced" if gap <= 2.5 else "differs",
+    return {"verdict": "reproduced" if gap <= TOLERANCE_POINTS else "differs",
             "why": f"at N = {top:,}: {ours[top]:.1f} % (claim: near 90 at large N; the "
                    f"paper {paper.get(top, float('nan')):.1f})"}  # fmt: skip
+
+
+def _coverage_row(mean: Any, K: int, V: int, method: str) -> tuple[dict[int, float], list[str]]:
+    """A method's mean coverage (%) by N, and its table cells: ``mean (datasets)`` or not run."""
+    ours = {n: 100 * float(mean.loc[(K, V, method, n), "mean"]) for n in SIZES
+            if (K, V, method, n) in mean.index}  # fmt: skip
+    cells = [f"{ours[n]:.1f} ({int(mean.loc[(K, V, method, n), 'count'])})" if n in ours
+             else "not run" for n in SIZES]  # fmt: skip
+    return ours, cells
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
@@ -227,21 +274,17 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
                              figsize=(4.2 * max(len(settings), 1), 3.4))  # fmt: skip
     header = ["method", "source", *[f"{n:,}" for n in SIZES]]
     for ax, (K, V) in zip(axes[0], settings, strict=False):
+        truth, truth_cells = _coverage_row(mean, K, V, TRUE_ANCHORS)
         rows = []
         for j, (paper_name, method) in enumerate(METHODS.items()):
-            ours: dict[int, float] = {}
-            counts: dict[int, int] = {}
-            for n in SIZES:
-                if (K, V, method, n) in mean.index:
-                    ours[n] = 100 * float(mean.loc[(K, V, method, n), "mean"])
-                    counts[n] = int(mean.loc[(K, V, method, n), "count"])
+            ours, cells = _coverage_row(mean, K, V, method)
             paper = dict(zip(SIZES, PAPER_TABLE[paper_name].get((K, V), ()), strict=False))
             rows.append([paper_name, "paper", *[f"{paper[n]:.1f}" if n in paper else "–"
                                                 for n in SIZES]])  # fmt: skip
-            rows.append([f"{paper_name} ({method})", "ours",
-                         *[f"{ours[n]:.1f} ({counts[n]})" if n in ours else "not run"
-                           for n in SIZES]])  # fmt: skip
-            v = _row_verdict(paper_name, ours, paper)
+            rows.append([f"{paper_name} ({method})", "ours", *cells])
+            if paper_name == "Gibbs":
+                rows.append([f"{_TRUE_ANCHORS_LABEL} ({TRUE_ANCHORS})", "ours", *truth_cells])
+            v = _row_verdict(paper_name, ours, paper, truth)
             verdicts.append(verdict(f"K = {K}, V = {V}, {paper_name}", v["verdict"] ==
                                     "reproduced", v["why"]))  # fmt: skip
             if v["verdict"] == "not run":
@@ -252,6 +295,9 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             if paper:
                 ax.plot(list(paper), list(paper.values()), ls="--", color=f"C{j}",
                         label=f"{paper_name} paper")  # fmt: skip
+        if truth:
+            ax.plot(list(truth), list(truth.values()), marker="x", ls=":", color="C4",
+                    label=f"{_TRUE_ANCHORS_LABEL} ours")  # fmt: skip
         ax.axhline(90, color="k", lw=0.8)
         ax.set_xscale("log")
         ax.set_title(f"K = {K}, V = {V}")
@@ -264,6 +310,9 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             paper_row = PAPER_TABLE[paper_name][(K, V)]
             rows.append([paper_name, "paper", *[f"{c:.1f}" for c in paper_row]])
             rows.append([f"{paper_name} ({method})", "ours", *["not run"] * len(SIZES)])
+            if paper_name == "Gibbs":
+                rows.append([f"{_TRUE_ANCHORS_LABEL} ({TRUE_ANCHORS})", "ours",
+                             *["not run"] * len(SIZES)])  # fmt: skip
             verdicts.append(not_run(f"K = {K}, V = {V}, {paper_name}", "setting not run"))
         lines += [f"### K = {K}, V = {V}", "", markdown_table(header, rows), ""]
     axes[0][0].set_ylabel("90 % interval coverage (%)")
@@ -279,7 +328,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         "Ours: mean over the finished datasets (their number in brackets). `not run`: "
         "cells this run did not include (see the run's grid), as the paper marks its "
-        "unfinished runs.",
+        "unfinished runs. *Gibbs, true anchors*: not in the paper (see above).",
         "",
         *lines,
     ]
