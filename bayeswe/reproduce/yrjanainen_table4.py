@@ -199,7 +199,8 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
 
 _COLUMNS = ["K", "N", "V", "method", "S", "warmup", "draws", "limit_s", "finished",
             "iterations_done", "draws_kept", "samples_per_s", "words_per_s", "sampling_s",
-            "total_s", "N_train", "P", "threads", "load_start", "load_end"]  # fmt: skip
+            "total_s", "N_train", "P", "threads", "load_start", "load_end",
+            "leapfrogs_per_draw", "step_size", "divergences"]  # fmt: skip
 
 
 def _label(method: str, S: Any) -> str:
@@ -208,6 +209,17 @@ def _label(method: str, S: Any) -> str:
 
 def _shown(rate: float, finished: bool, digits: int = 4) -> str:
     return f"{rate:.{digits}f}" if finished else f"< {rate:.{digits}f}*"
+
+
+def _nuts_cost(nuts: dict[str, Any], paper_rate: float) -> str:
+    """Where a finished NUTS run's time went, against what the paper's rate needs."""
+    per_second = nuts["rate"] * nuts["leapfrogs"]
+    needed = paper_rate * nuts["leapfrogs"]
+    return (f"NUTS took {nuts['leapfrogs']:.0f} leapfrog steps per draw (step size "
+            f"{nuts['step_size']:.4f}) at {1000 / per_second:.1f} ms per gradient; the paper's "
+            f"{paper_rate:.4f} samples/s at this trajectory length needs "
+            f"{1000 / needed:.1f} ms per gradient, {needed / per_second:.1f}x faster "
+            "gradients or as many times fewer steps per draw")  # fmt: skip
 
 
 def _verdicts(rates: dict[tuple[int, int], dict[str, dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -222,6 +234,8 @@ def _verdicts(rates: dict[tuple[int, int], dict[str, dict[str, Any]]]) -> list[d
         if h["finished"]:
             said = faster(h["rate"], g["rate"])
             measured = f"ours HMC {h['rate']:.4f}, Gibbs {g['rate']:.4f} samples/s: {said}"
+            if said != "HMC" and np.isfinite(h["leapfrogs"]):
+                measured += "; " + _nuts_cost(h, PAPER_RATES[key]["HMC"][0])
             out.append(verdict(claim, said == "HMC", measured))
         else:
             measured = (f"ours HMC did not finish {h['total']:.0f} s (< {h['rate']:.4f} "
@@ -272,7 +286,8 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         rates.setdefault((int(r.K), int(r.N)), {})[_label(r.method, r.S)] = {
             "rate": float(r.samples_per_s), "words": float(r.words_per_s),
             "finished": bool(r.finished), "total": float(r.total_s),
-            "iterations": int(r.iterations_done)}  # fmt: skip
+            "iterations": int(r.iterations_done), "leapfrogs": float(r.leapfrogs_per_draw),
+            "step_size": float(r.step_size)}  # fmt: skip
     keys = [*SETTINGS, *sorted(set(rates) - set(SETTINGS))]
     labels = [_label("nuts", None), *(_label("pg-gibbs", S) for S in INNER_STEPS)]
     rows = []
@@ -329,5 +344,36 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "",
         markdown_table(header, rows),
         "",
+        *_trajectories(table),
     ]
     return finish_report(md, verdicts, results)
+
+
+_TRAJECTORY_HEADER = ["K", "N", "step size", "leapfrogs per draw", "divergences",
+                      "ms per gradient", "paper's rate needs (ms per gradient)"]  # fmt: skip
+
+
+def _trajectories(table: Any) -> list[str]:
+    """NUTS's cost per draw in its finished runs, and what the paper's rate would need."""
+    nuts = table[(table.method == "nuts") & table.finished.astype(bool)]
+    if nuts.empty:
+        return []
+    rows = []
+    for r in nuts.sort_values(["K", "N"]).itertuples():
+        paper = PAPER_RATES.get((int(r.K), int(r.N)), {}).get("HMC")
+        needs = f"{1000 / (paper[0] * r.leapfrogs_per_draw):.1f}" if paper else "–"
+        rows.append([int(r.K), f"{int(r.N):,}", f"{r.step_size:.4f}",
+                     f"{r.leapfrogs_per_draw:.1f}", int(r.divergences),
+                     f"{1000 / (r.samples_per_s * r.leapfrogs_per_draw):.1f}", needs])  # fmt: skip
+    return [
+        "## NUTS's cost per draw",
+        "",
+        "Each NUTS draw costs its leapfrog steps, one gradient each (at most 1,023, Stan's "
+        "default maximum tree depth of 10), with the step size adapted in the warm-up. "
+        "The last column is the time per gradient at which our trajectory length would "
+        "give the paper's samples per second. The paper reports neither its step size nor "
+        "its trajectory length, so which of the two made its run faster is not known.",
+        "",
+        markdown_table(_TRAJECTORY_HEADER, rows),
+        "",
+    ]

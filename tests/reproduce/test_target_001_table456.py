@@ -31,6 +31,17 @@ def test_stan_console_and_the_unfinished_bound() -> None:
     assert table4.PAPER_RATES[(20, 50_000)]["HMC"][1] == pytest.approx(0.8333 * 603, abs=0.1)
 
 
+def test_nuts_cost_says_what_the_papers_rate_would_need() -> None:
+    # 0.1 draws/s at 250 leapfrogs per draw: 25 gradients/s, 40 ms each; 0.8 draws/s at
+    # 250 needs 200 gradients/s, 5 ms each
+    nuts = {"rate": 0.1, "leapfrogs": 250.0, "step_size": 0.04}
+    assert table4._nuts_cost(nuts, 0.8) == (
+        "NUTS took 250 leapfrog steps per draw (step size 0.0400) at 40.0 ms per gradient; "
+        "the paper's 0.8000 samples/s at this trajectory length needs 5.0 ms per gradient, "
+        "8.0x faster gradients or as many times fewer steps per draw"
+    )
+
+
 def test_training_and_holdout_are_fixed_by_their_indices() -> None:
     data = real.movielens_pairs(300)
     train, test = real.training_and_holdout(data, 20_000, 0)
@@ -115,6 +126,13 @@ def test_table4_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     assert "| 100 | 1,000,000 | HMC (nuts) | < 0.0069* | < 4.19* | not run" in report
     assert "| 100 | 1,000,000 | Gibbs (pg-gibbs, S = 10) | 0.0267 | 16.15 | not run" in report
     assert "< 0.3333*" in report  # our unfinished quick run
+    # NUTS's cost per draw: the finished quick run only, no paper rate at its setting
+    nuts = next(c["result"] for c in results["cells"]
+                if c["params"]["method"] == "nuts" and c["result"]["finished"])  # fmt: skip
+    ms = 1000 / (nuts["samples_per_s"] * nuts["leapfrogs_per_draw"])
+    assert (f"| 2 | 5,000 | {nuts['step_size']:.4f} | {nuts['leapfrogs_per_draw']:.1f} | "
+            f"{nuts['divergences']} | {ms:.1f} | – |") in report  # fmt: skip
+    assert "| 10 | 20,000 |" not in report.split("## NUTS's cost per draw")[1]
     assert [v["verdict"] for v in results["verdicts"]] == ["not run"] * 3
     assert "Quick run" in report and "load" in report
 
