@@ -13,7 +13,7 @@ sd ``1/sqrt(K)`` (the simulation's), anchors from the MAP by the paper's rule
 (``"last"``: the last K words); ``nuts`` (one chain, 1,000 + 1,000), ``pg-gibbs``
 (one chain, 1,000 + 1,000), ``laplace-sparse`` (1,000 draws) and ``advi`` (mean
 field, 1,000 draws, Stan's defaults). Each (setting, N, dataset, method) is one cell;
-a dataset's data and anchors derive from its indices only, so all four methods see
+a dataset's data and anchors derive from its indices only, so every method sees
 the same data.
 
 **A fifth row, not in the paper.** ``pg-gibbs`` on the same data with the same anchor
@@ -96,7 +96,7 @@ METHODS: dict[str, str] = {"HMC": "nuts", "MFVI": "advi", "Gibbs": "pg-gibbs",
 TRUE_ANCHORS = "pg-gibbs-true-anchors"
 DATASETS = 10
 DATA_SEED = 20240101
-#: A row "reproduces" the claim "about 90 % at every N" if no N is further from 90.
+#: How far (points) a coverage may lie from 90 % and still count as the paper's "about 90".
 TOLERANCE_POINTS = 2.5
 
 
