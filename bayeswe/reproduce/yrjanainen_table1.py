@@ -127,9 +127,9 @@ def cells(quick: bool) -> list[Cell]:
 
 
 def _options(method: str, draws: int, warmup: int) -> dict[str, Any]:
-    if method in ("nuts", "pg-gibbs", TRUE_ANCHORS):
+    if method in ("nuts", "pg-gibbs"):
         out: dict[str, Any] = {"iter_warmup": warmup, "iter_sampling": draws}
-        if method != "nuts":
+        if method == "pg-gibbs":
             out["progress"] = False
         return out
     if method == "advi":
@@ -194,7 +194,7 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     started = time.perf_counter()
     idata = fit_sgns(sim.data, K, method=method, anchors=anchors, prior_sd=sd, seed=seed,
                      chains=1 if method in ("nuts", "pg-gibbs") else None,
-                     **_options(params["method"], params["draws"], params["warmup"]))  # fmt: skip
+                     **_options(method, params["draws"], params["warmup"]))  # fmt: skip
     wall = time.perf_counter() - started
     rho, alpha = draws_of(idata)
     covered = interval_coverage(rho, alpha, sim.probability, level=0.9)

@@ -211,14 +211,19 @@ def _shown(rate: float, finished: bool, digits: int = 4) -> str:
     return f"{rate:.{digits}f}" if finished else f"< {rate:.{digits}f}*"
 
 
+def _ms_per_gradient(samples_per_s: float, leapfrogs_per_draw: float) -> float:
+    """Milliseconds per gradient of a NUTS run with this rate and trajectory length."""
+    return 1000 / (samples_per_s * leapfrogs_per_draw)
+
+
 def _nuts_cost(nuts: dict[str, Any], paper_rate: float) -> str:
     """Where a finished NUTS run's time went, against what the paper's rate needs."""
-    per_second = nuts["rate"] * nuts["leapfrogs"]
-    needed = paper_rate * nuts["leapfrogs"]
+    ours = _ms_per_gradient(nuts["rate"], nuts["leapfrogs"])
+    needed = _ms_per_gradient(paper_rate, nuts["leapfrogs"])
     return (f"NUTS took {nuts['leapfrogs']:.0f} leapfrog steps per draw (step size "
-            f"{nuts['step_size']:.4f}) at {1000 / per_second:.1f} ms per gradient; the paper's "
+            f"{nuts['step_size']:.4f}) at {ours:.1f} ms per gradient; the paper's "
             f"{paper_rate:.4f} samples/s at this trajectory length needs "
-            f"{1000 / needed:.1f} ms per gradient, {needed / per_second:.1f}x faster "
+            f"{needed:.1f} ms per gradient, {ours / needed:.1f}x faster "
             "gradients or as many times fewer steps per draw")  # fmt: skip
 
 
@@ -361,10 +366,11 @@ def _trajectories(table: Any) -> list[str]:
     rows = []
     for r in nuts.sort_values(["K", "N"]).itertuples():
         paper = PAPER_RATES.get((int(r.K), int(r.N)), {}).get("HMC")
-        needs = f"{1000 / (paper[0] * r.leapfrogs_per_draw):.1f}" if paper else "–"
+        needs = f"{_ms_per_gradient(paper[0], r.leapfrogs_per_draw):.1f}" if paper else "–"
         rows.append([int(r.K), f"{int(r.N):,}", f"{r.step_size:.4f}",
                      f"{r.leapfrogs_per_draw:.1f}", int(r.divergences),
-                     f"{1000 / (r.samples_per_s * r.leapfrogs_per_draw):.1f}", needs])  # fmt: skip
+                     f"{_ms_per_gradient(r.samples_per_s, r.leapfrogs_per_draw):.1f}",
+                     needs])  # fmt: skip
     return [
         "## NUTS's cost per draw",
         "",
