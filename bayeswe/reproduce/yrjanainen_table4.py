@@ -74,8 +74,8 @@ PRIOR_SD = 1.0
 ANCHOR_RULE = "last"
 MAP_ITER = 1000
 #: NUTS's time limit (seconds): K -> limit. At K = 20, NUTS did 127 of its 200 iterations
-#: in an hour on this machine under a load of 6-8 (about half a core); idle, the 200
-#: should take about 40 minutes (47 ms per gradient, 127-1,023 leapfrog steps each).
+#: in an hour on this machine under a load of 6-8 (about half a core); alone (load about
+#: 1), the 200 took 2,047 s: 252 leapfrog steps per draw at 38 ms per gradient.
 NUTS_LIMIT_S: dict[int, int] = {20: 3600, 100: 1800}
 #: (warm-up, kept) iterations: K -> method -> (warmup, draws).
 ITERATIONS: dict[int, dict[str, tuple[int, int]]] = {

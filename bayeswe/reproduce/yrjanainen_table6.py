@@ -40,10 +40,10 @@ context vectors onto theirs, Proposition 1; the report also shows them in ``q``'
 frame, and the map's condition number). The PM averages the ``KEPT`` draws, whose Monte
 Carlo noise lowers its hold-out likelihood by about 1.5 / ``KEPT`` nats at ``K = 50``
 (measured from 75 to 150 draws). Cosines are of the ``rho`` (target) vectors. *Not run*:
-HMC (Stan's NUTS on 497,500 or 990,000 parameters: scaling the 47 ms per gradient we
-measured at MovieLens ``K = 20``, ``P = 43,000`` by ``P K``, one gradient here takes
-about 0.7 s, and the paper's 2 chains x 3,000 iterations of 127-1,023 leapfrog steps
-would take 6 to 50 days on one core), and ``K = 100`` at ``N = 1e7`` (``NOT_RUN``:
+HMC (Stan's NUTS on 497,500 parameters at ``K = 50``: one gradient of ``sgns_identified``
+at ``N = 5e5`` took 1.1 CPU seconds here, measured over 30 leapfrog steps, so the
+paper's 2 chains x 3,000 iterations of 127-1,023 leapfrog steps would take 10 to 77
+CPU days), and ``K = 100`` at ``N = 1e7`` (``NOT_RUN``:
 about 140 CPU minutes by our estimate, past the two hours a cell may take on this
 machine). The default ``GRID`` has the paper's other seven ``(K, N)``: about 210 CPU
 minutes, about two hours on two workers (the two ``K = 100`` cells above ``N = 5e5``
