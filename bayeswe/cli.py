@@ -265,17 +265,21 @@ def _check_reproduce(args: argparse.Namespace) -> None:
         return
     if not args.target:
         raise ValueError("name a target (see --list)")
-    from bayeswe.reproduce.run import parse_only, select_cells
+    from bayeswe.reproduce.run import finished_selection, parse_only, select_cells
 
     module = get_target(args.target)
-    select_cells(module.cells(args.quick), parse_only(args.only))
+    chosen = select_cells(module.cells(args.quick), parse_only(args.only))
     if args.workers is not None and args.scheduler is not None:
         raise ValueError("give --workers (a local cluster) or --scheduler ADDRESS, not both")
+    if args.finished_only and (args.workers is not None or args.scheduler is not None):
+        raise ValueError("--finished-only runs no cell: it takes no --workers or --scheduler")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
     if not 0 <= args.seed <= MAX_SEED:
         raise ValueError(f"--seed must be in [0, {MAX_SEED}], got {args.seed}")
     check_output_dir(args.out, "--out")
+    if args.finished_only:
+        finished_selection(chosen, Path(args.out) / args.target, args.seed)
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -297,6 +301,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         seed=args.seed,
         only=parse_only(args.only),
         progress=None,
+        finished_only=args.finished_only,
     )
     results = json.loads((directory / "results.json").read_text())
     print(
@@ -498,6 +503,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=VALUE[,VALUE]",
         help="run only the cells with these parameter values (repeatable), e.g. K=5",
+    )
+    rep.add_argument(
+        "--finished-only",
+        action="store_true",
+        help="run nothing: report the selected cells that earlier runs finished in --out "
+        "(the rest as not run)",
     )
     _add_debug(rep)
     rep.set_defaults(func=_cmd_reproduce, check=_check_reproduce, where="reproduce")

@@ -39,7 +39,7 @@ import numpy as np
 
 from bayeswe.atomic import write_json_atomic
 
-__all__ = ["Cell", "CellResult", "GridError", "run_grid", "THREAD_VARIABLES"]
+__all__ = ["Cell", "CellResult", "GridError", "finished_cells", "run_grid", "THREAD_VARIABLES"]
 
 #: Environment variables that pin a worker's thread pools to one thread.
 THREAD_VARIABLES: tuple[str, ...] = (
@@ -145,6 +145,19 @@ def _read_done(out: Path, cell: Cell, seed: int) -> CellResult | None:
     extra = {"computed_at": stored.get("computed_at")}
     return CellResult(cell, seed, "done", stored.get("result"), None, stored.get("wall_s", 0.0),
                       cached=True, extra=extra)  # fmt: skip
+
+
+def finished_cells(
+    cells: Sequence[Cell], *, out: str | os.PathLike[str], base_seed: int
+) -> list[CellResult]:
+    """The cells of ``cells`` that earlier runs finished in ``out``, in the order of ``cells``.
+
+    Nothing is run and nothing is written: a report can be made from a grid that was
+    interrupted or run piecemeal, its unfinished cells left out.
+    """
+    out_dir = Path(out)
+    found = (_read_done(out_dir, cell, cell.seed(base_seed)) for cell in cells)
+    return [result for result in found if result is not None]
 
 
 @contextlib.contextmanager

@@ -11,9 +11,9 @@ from typing import Any
 
 from bayeswe.atomic import write_json_atomic, write_text_atomic
 from bayeswe.reproduce import get_target
-from bayeswe.reproduce.grid import Cell, CellResult, GridError, run_grid
+from bayeswe.reproduce.grid import Cell, CellResult, GridError, finished_cells, run_grid
 
-__all__ = ["DEFAULT_SEED", "parse_only", "reproduce", "select_cells"]
+__all__ = ["DEFAULT_SEED", "finished_selection", "parse_only", "reproduce", "select_cells"]
 
 #: The seed of every target unless told otherwise; each cell's seed derives from it.
 DEFAULT_SEED = 20261125
@@ -46,6 +46,17 @@ def select_cells(cells: Sequence[Cell], only: Mapping[str, Sequence[str]] | None
     return chosen
 
 
+def finished_selection(cells: Sequence[Cell], directory: Path, seed: int) -> list[CellResult]:
+    """The cells of the selection that earlier runs finished in ``directory`` (not empty)."""
+    results = finished_cells(cells, out=directory, base_seed=seed)
+    if not results:
+        raise GridError(
+            f"--finished-only: none of the {len(cells)} selected cells has finished in "
+            f"{directory / 'cells'}"
+        )
+    return results
+
+
 def reproduce(
     target: str,
     *,
@@ -57,6 +68,7 @@ def reproduce(
     only: Mapping[str, Sequence[str]] | None = None,
     progress: bool | None = None,
     argv: Sequence[str] | None = None,
+    finished_only: bool = False,
 ) -> Path:
     """Run ``target``'s grid (finished cells are reused) and write ``out/target/``.
 
@@ -67,6 +79,15 @@ def reproduce(
     ``only`` restricts the grid to the cells whose parameter ``key`` is one of the given
     values (compared as text), e.g. ``{"K": ["5"], "dataset": ["0", "1"]}``: the rest
     are reported as not run. A key that no cell has is an error.
+
+    ``finished_only`` runs nothing: the report is made from the selected cells that
+    earlier runs finished in ``out`` (an interrupted grid, or one run piecemeal with
+    several ``only`` selections), and the rest are reported as not run.
+
+    Raises
+    ------
+    GridError
+        ``finished_only`` and no selected cell has finished in ``out``.
     """
     from bayeswe.bench import harness
 
@@ -74,16 +95,20 @@ def reproduce(
     cells = select_cells(module.cells(quick), only)
     started = harness.start_run(argv if argv is not None else sys.argv[1:])
     directory = Path(out) / target
-    results: list[CellResult] = run_grid(
-        cells,
-        module.run_cell,
-        out=directory,
-        base_seed=seed,
-        workers=workers,
-        scheduler=scheduler,
-        progress=progress,
-        computed_at={"commit": started.get("commit"), "dirty": started.get("dirty")},
-    )
+    results: list[CellResult]
+    if finished_only:
+        results = finished_selection(cells, directory, seed)
+    else:
+        results = run_grid(
+            cells,
+            module.run_cell,
+            out=directory,
+            base_seed=seed,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+            computed_at={"commit": started.get("commit"), "dirty": started.get("dirty")},
+        )
     facts = harness.finish_run(started)
     report = module.report(results, directory, quick=quick)
     summary = {
@@ -94,6 +119,8 @@ def reproduce(
         "quick": quick,
         "seed": seed,
         "only": {k: list(v) for k, v in (only or {}).items()},
+        "finished_only": finished_only,
+        "cells_selected": len(cells),
         "workers": workers,
         "scheduler": scheduler,
         "cells_done": sum(r.status == "done" for r in results),
@@ -122,6 +149,13 @@ def reproduce(
         "",
         "",
     ]
+    if finished_only:
+        header += [
+            f"**Made from finished cells only** (`--finished-only`): {len(results)} of the "
+            f"{len(cells)} selected cells had finished; this run computed none, and the "
+            f"other {len(cells) - len(results)} are reported as not run.",
+            "",
+        ]
     if quick:
         header += ["**Quick run** (reduced grid, for tests): not the paper's sizes.", ""]
     write_text_atomic(directory / "REPORT.md", "\n".join(header) + report["markdown"])

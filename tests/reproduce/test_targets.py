@@ -91,6 +91,27 @@ def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
     assert again["cells_reused"] == 4 and again["cells_wall_s"] == results["cells_wall_s"]
     report = (directory / "REPORT.md").read_text()
     assert "Cells: 4 done (4 of them finished by an earlier run and reused), 0 failed" in report
+    # --finished-only runs nothing: a wider selection reports its unfinished cells not run
+    cell_files = sorted((directory / "cells").iterdir())
+    base = ["reproduce", "001-table1", "--quick", "--out", str(tmp_path), "--finished-only"]
+    wider = [*base, "--only", "method=pg-gibbs,advi,laplace-sparse"]
+    assert run_cli(wider).code == 0
+    assert sorted((directory / "cells").iterdir()) == cell_files
+    partial = json.loads((directory / "results.json").read_text())
+    assert partial["finished_only"] and partial["cells_selected"] == 6
+    assert {c["key"]: c["result"] for c in partial["cells"]} == before
+    report = (directory / "REPORT.md").read_text()
+    assert "4 of the 6 selected cells had finished; this run computed none" in report
+    quick_setting = report.split("### K = 2, V = 10")[1].split("###")[0]
+    not_run_row = " | ".join(["not run"] * 9)
+    assert f"| Laplace (laplace-sparse) | ours | {not_run_row} |" in quick_setting
+    assert f"| MFVI (advi) | ours | {not_run_row} |" not in quick_setting
+    # with no finished cell in the selection, it stops before writing anything
+    code, out, err = run_cli([*base, "--only", "method=nuts"])
+    assert code == 2 and out == "" and "none of the 2 selected cells has finished" in err
+    assert json.loads((directory / "results.json").read_text()) == partial
+    code, _, err = run_cli([*wider, "--workers", "2"])
+    assert code == 2 and "--finished-only runs no cell" in err
 
 
 def test_anchors_are_the_last_words_observed_as_contexts() -> None:
