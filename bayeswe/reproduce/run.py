@@ -147,17 +147,17 @@ def reproduce(
         f"{summary['cells_failed']} failed; their own wall time summed: "
         f"{summary['cells_wall_s']:,.0f} s.{_computed_elsewhere(results, facts.get('commit'))}",
         "",
-        "",
     ]
     if finished_only:
         header += [
-            f"**Made from finished cells only** (`--finished-only`): {len(results)} of the "
-            f"{len(cells)} selected cells had finished; this run computed none, and the "
-            f"other {len(cells) - len(results)} are reported as not run.",
+            f"**Made from finished cells only** (`--finished-only`): {len(results):,} of the "
+            f"{len(cells):,} selected cells had finished; this run computed none, and the "
+            f"other {len(cells) - len(results):,} are reported as not run.",
             "",
         ]
     if quick:
         header += ["**Quick run** (reduced grid, for tests): not the paper's sizes.", ""]
+    header.append("")
     write_text_atomic(directory / "REPORT.md", "\n".join(header) + report["markdown"])
     return directory
 

@@ -102,6 +102,7 @@ def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
     assert {c["key"]: c["result"] for c in partial["cells"]} == before
     report = (directory / "REPORT.md").read_text()
     assert "4 of the 6 selected cells had finished; this run computed none" in report
+    assert "reported as not run.\n\n**Quick run**" in report
     quick_setting = report.split("### K = 2, V = 10")[1].split("###")[0]
     not_run_row = " | ".join(["not run"] * 9)
     assert f"| Laplace (laplace-sparse) | ours | {not_run_row} |" in quick_setting
@@ -186,3 +187,12 @@ def test_table1_true_anchor_row_explains_a_shortfall_by_what_it_measured(tmp_pat
                       tmp_path, quick=False)  # fmt: skip
     measured = {v["claim"]: v["measured"] for v in close["verdicts"]}["K = 5, V = 100, Gibbs"]
     assert measured == "largest |coverage - 90| over N: 2.0 points (claim: about 90 at every N)"
+    # Laplace's claim is about large N: not judged until an N >= 500,000 has finished
+    small = t1.report([cell("laplace-sparse", 100_000, 0.95)], tmp_path, quick=False)
+    laplace = {v["claim"]: v for v in small["verdicts"]}["K = 5, V = 100, Laplace"]
+    assert (laplace["verdict"], laplace["measured"]) == ("not run", "no N >= 500,000 finished")
+    both = [cell("laplace-sparse", 100_000, 0.95), cell("laplace-sparse", 500_000, 0.91)]
+    large = t1.report(both, tmp_path, quick=False)
+    laplace = {v["claim"]: v for v in large["verdicts"]}["K = 5, V = 100, Laplace"]
+    assert laplace["verdict"] == "reproduced"
+    assert laplace["measured"].startswith("at N = 500,000: 91.0 % (claim: near 90 at large N")
