@@ -213,3 +213,30 @@ def test_table6_quick(run_cli, target_outputs, tmp_path: Path) -> None:
         "outside the default grid (about 140 CPU minutes on one core, past two hours)"
     )
     assert why["Table 6, K = 100, N = 1,000,000"] == "not in this run"
+
+
+def test_table6_lead_verdict_says_which_estimator_moved() -> None:
+    def row(pm: float, mp: float, converged: bool) -> dict:
+        return {"PM-Gibbs": pm, "MAP": mp, "map_converged": converged}
+
+    shrinks = [(500_000, row(-0.80, -0.90, False)), (1_000_000, row(-0.75, -0.80, False))]
+    v = table6._lead_verdict("claim", shrinks)
+    assert (v["verdict"], v["measured"]) == (
+        "reproduced",
+        "ours +0.1000 at 500,000, +0.0500 at 1,000,000",
+    )
+    # the lead grows because the MAP's hold-out falls, its runs stopped at the cap
+    grows = [(500_000, row(-0.8451, -0.9075, False)), (1_000_000, row(-0.8432, -0.9446, True))]
+    v = table6._lead_verdict("claim", grows)
+    assert v["verdict"] == "differs"
+    assert v["measured"] == (
+        "ours +0.0624 at 500,000, +0.1014 at 1,000,000 (PM-Gibbs -0.8451 to -0.8432, MAP "
+        "-0.9075 to -0.9446); the MAP's hold-out likelihood fell as N grew, and 1 of the 2 "
+        "MAP runs at this K stopped at the iteration cap, not by L-BFGS-B's tolerance"
+    )
+    # the lead grows with the MAP improving: only the values
+    up = [(500_000, row(-0.85, -0.90, True)), (1_000_000, row(-0.70, -0.80, True))]
+    assert table6._lead_verdict("claim", up)["measured"] == (
+        "ours +0.0500 at 500,000, +0.1000 at 1,000,000 (PM-Gibbs -0.8500 to -0.7000, MAP "
+        "-0.9000 to -0.8000)"
+    )
