@@ -24,9 +24,10 @@ training set keeps each remaining observation with probability ``N / remaining``
 split per ``N``, dataset 0). ``lambda = 1``. Per ``(K, N)``: the MAP of ``sgns``
 (:func:`~bayeswe.samplers.sgns_map.sgns_map`, at most ``MAP_ITER`` iterations; the
 objective creeps on for thousands more at these sizes: at ``K = 50``, ``N = 1e5`` the
-hold-out likelihood was -0.911 after 1,000 iterations and -0.905 after 3,000, small
-beside the PM-MAP differences), ``K`` fixed context words chosen by column-pivoted QR of
-the MAP's context vectors (``"qr"``, bayeswe's default: the paper's last ``K`` words of
+hold-out likelihood was -0.911 after 1,000 iterations and -0.905 after 3,000; at
+``K = 100``, ``N = 1e6`` it was -0.9446, -0.9384 and -0.9392 after 1,000, 2,000 and
+3,000, small beside the PM-MAP differences), ``K`` fixed context words chosen by
+column-pivoted QR of the MAP's context vectors (``"qr"``, bayeswe's default: the paper's last ``K`` words of
 a frequency-ordered vocabulary are the rarest, absent from the small training sets),
 then ``pg-gibbs`` (one chain, ``S = 1``, ``WARMUP`` warm-up and ``SWEEPS`` kept sweeps
 thinned to ``KEPT`` draws, started at the MAP on the identified slice). At the figures'
@@ -124,7 +125,9 @@ VB_TOL = 1e-7
 VB_DRAWS = 1000
 LEVEL = 0.9
 #: PM-Gibbs and MAP within this many nats per observation are "on par" (the paper's
-#: N = 1e7 row differs by 0.0003; its other rows by 0.0074 or more).
+#: N = 1e7 row differs by 0.0003; its other rows by 0.0074 or more); PM's lead over MAP
+#: "rises" from one N to the next by this much or more (the PM's Monte Carlo noise is
+#: about 1.5 / KEPT = 0.0075 nats, and it lowers every PM alike).
 TIE = 0.005
 #: Monte Carlo z above which two posterior means differ.
 Z_DIFFERENT = 3.0
@@ -332,23 +335,19 @@ def _table_verdicts(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _lead_verdict(claim: str, ours: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-    """PM's lead over MAP from the smallest to the largest N run; where it does not shrink,
-    which estimator moved, and whether the MAP runs stopped at the iteration cap."""
-    (n0, r0), (n1, r1) = ours[0], ours[-1]
-    g0, g1 = r0["PM-Gibbs"] - r0["MAP"], r1["PM-Gibbs"] - r1["MAP"]
-    measured = f"ours {g0:+.4f} at {n0:,}, {g1:+.4f} at {n1:,}"
-    if g1 >= g0:
-        measured += (f" (PM-Gibbs {r0['PM-Gibbs']:.4f} to {r1['PM-Gibbs']:.4f}, MAP "
-                     f"{r0['MAP']:.4f} to {r1['MAP']:.4f})")  # fmt: skip
-        if r1["MAP"] < r0["MAP"]:
-            capped = [N for N, r in ours if not r["map_converged"]]
-            measured += "; the MAP's hold-out likelihood fell as N grew"
-            if capped:
-                measured += (
-                    f", and {len(capped)} of the {len(ours)} MAP runs at this K stopped at "
-                    "the iteration cap, not by L-BFGS-B's tolerance"
-                )
-    return verdict(claim, g1 < g0, measured)
+    """PM's lead over MAP at every N run, ascending: the claim holds if it ends below where
+    it started and never rises by ``TIE`` or more from one N to the next. Where it rises,
+    which estimator moved."""
+    leads = [(N, r["PM-Gibbs"] - r["MAP"]) for N, r in ours]
+    measured = "ours " + ", ".join(f"{g:+.4f} at {N:,}" for N, g in leads)
+    rises = [i for i in range(1, len(ours)) if leads[i][1] - leads[i - 1][1] >= TIE]
+    for i in rises:
+        (n0, r0), (n1, r1) = ours[i - 1], ours[i]
+        measured += (
+            f"; from {n0:,} to {n1:,} the lead rises (PM-Gibbs {r0['PM-Gibbs']:.4f} to "
+            f"{r1['PM-Gibbs']:.4f}, MAP {r0['MAP']:.4f} to {r1['MAP']:.4f})"
+        )
+    return verdict(claim, leads[-1][1] < leads[0][1] and not rises, measured)
 
 
 def _figure_verdicts(results: list[CellResult]) -> list[dict[str, Any]]:
