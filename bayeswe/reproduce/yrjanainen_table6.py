@@ -27,8 +27,9 @@ objective creeps on for thousands more at these sizes: at ``K = 50``, ``N = 1e5`
 hold-out likelihood was -0.911 after 1,000 iterations and -0.905 after 3,000; at
 ``K = 100``, ``N = 1e6`` it was -0.9446, -0.9384 and -0.9392 after 1,000, 2,000 and
 3,000, small beside the PM-MAP differences), ``K`` fixed context words chosen by
-column-pivoted QR of the MAP's context vectors (``"qr"``, bayeswe's default: the paper's last ``K`` words of
-a frequency-ordered vocabulary are the rarest, absent from the small training sets),
+column-pivoted QR of the MAP's context vectors (``"qr"``, bayeswe's default: the paper's
+last ``K`` words of a frequency-ordered vocabulary are the rarest, absent from the small
+training sets),
 then ``pg-gibbs`` (one chain, ``S = 1``, ``WARMUP`` warm-up and ``SWEEPS`` kept sweeps
 thinned to ``KEPT`` draws, started at the MAP on the identified slice). At the figures'
 ``N = 5e5`` the same cell also fits MFVI: bayeswe's ``jj-vb`` with ``ard=False``,
