@@ -336,5 +336,47 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "unfinished runs. *Gibbs, true anchors*: not in the paper (see above).",
         "",
         *lines,
+        *_cost_section(table),
     ]
     return finish_report(md, verdicts, results)
+
+
+def _cost_section(table: Any) -> list[str]:
+    """Minutes of fitting per dataset by setting and method, and the paper's ten datasets.
+
+    A dataset's cost is the sum over the nine N of the mean fitting time (over the
+    datasets run) at each N; only (setting, method) pairs with all nine N finished count.
+    """
+    if table.empty:
+        return []
+    by_n = table.groupby(["K", "V", "method", "N"])["fit_s"].mean()
+    methods = [*METHODS.values(), TRUE_ANCHORS]
+    rows, full_s = [], 0.0
+    for (K, V), block in by_n.groupby(level=["K", "V"]):
+        cells = []
+        for method in methods:
+            times = block.xs(method, level="method") if method in block.index.get_level_values(
+                "method") else None  # fmt: skip
+            if times is None or len(times) < len(SIZES):
+                cells.append(f"{0 if times is None else len(times)} of {len(SIZES)} N")
+                continue
+            full_s += DATASETS * float(times.sum())
+            cells.append(f"{times.sum() / 60:.1f}")
+        rows.append([f"{K} x {V}", *cells])
+    header = ["K x V", *methods]
+    return [
+        "## Cost of the cells on this machine",
+        "",
+        "Minutes of fitting per dataset (the nine N): each cell's wall time on one worker, "
+        "under the load of the run that computed it (other runs sharing the machine "
+        "inflate it), mean over the datasets run; `k of 9 N`: the setting and method not "
+        "run at every N. A guide for planning the rest of the grid on a cluster, not a "
+        "speed measurement.",
+        "",
+        markdown_table(header, rows),
+        "",
+        f"At these costs, the paper's {DATASETS} datasets of the (setting, method) pairs "
+        f"measured at every N take {full_s / 3600:,.1f} hours of cell time; the pairs not "
+        "measured are not in this sum.",
+        "",
+    ]

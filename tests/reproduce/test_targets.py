@@ -196,3 +196,21 @@ def test_table1_true_anchor_row_explains_a_shortfall_by_what_it_measured(tmp_pat
     laplace = {v["claim"]: v for v in large["verdicts"]}["K = 5, V = 100, Laplace"]
     assert laplace["verdict"] == "reproduced"
     assert laplace["measured"].startswith("at N = 500,000: 91.0 % (claim: near 90 at large N")
+
+
+def test_table1_cost_section_counts_only_methods_run_at_every_n(tmp_path: Path) -> None:
+    from bayeswe.reproduce import yrjanainen_table1 as t1
+    from bayeswe.reproduce.grid import Cell, CellResult
+
+    def cell(method: str, N: int, dataset: int, fit_s: float) -> CellResult:
+        params = {"K": 5, "V": 100, "N": N, "dataset": dataset, "method": method}
+        return CellResult(Cell("001-table1", params), 0, "done",
+                          {"coverage90": 0.9, "rmse_co": 0.1, "fit_s": fit_s})  # fmt: skip
+
+    # advi at every N in two datasets (40 s and 80 s: 60 s mean), nuts at two N only
+    results = [cell("advi", N, d, 40.0 * (d + 1)) for N in t1.SIZES for d in range(2)]
+    results += [cell("nuts", N, 0, 600.0) for N in t1.SIZES[:2]]
+    md = t1.report(results, tmp_path, quick=False)["markdown"]
+    assert "| 5 x 100 | 2 of 9 N | 9.0 | 0 of 9 N | 0 of 9 N | 0 of 9 N |" in md
+    # ten datasets of advi at 9 minutes each; nuts, not run at every N, is left out
+    assert "measured at every N take 1.5 hours of cell time" in md
