@@ -354,11 +354,11 @@ def _cost_section(table: Any) -> list[str]:
     rows, full_s = [], 0.0
     for (K, V), block in by_n.groupby(level=["K", "V"]):
         cells = []
+        run_here = set(block.index.get_level_values("method"))
         for method in methods:
-            times = block.xs(method, level="method") if method in block.index.get_level_values(
-                "method") else None  # fmt: skip
-            if times is None or len(times) < len(SIZES):
-                cells.append(f"{0 if times is None else len(times)} of {len(SIZES)} N")
+            times = block.xs(method, level="method") if method in run_here else block.iloc[:0]
+            if len(times) < len(SIZES):
+                cells.append(f"{len(times)} of {len(SIZES)} N")
                 continue
             full_s += DATASETS * float(times.sum())
             cells.append(f"{times.sum() / 60:.1f}")

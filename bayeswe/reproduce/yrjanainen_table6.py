@@ -29,9 +29,9 @@ hold-out likelihood was -0.911 after 1,000 iterations and -0.905 after 3,000; at
 3,000, small beside the PM-MAP differences), ``K`` fixed context words chosen by
 column-pivoted QR of the MAP's context vectors (``"qr"``, bayeswe's default: the paper's
 last ``K`` words of a frequency-ordered vocabulary are the rarest, absent from the small
-training sets),
-then ``pg-gibbs`` (one chain, ``S = 1``, ``WARMUP`` warm-up and ``SWEEPS`` kept sweeps
-thinned to ``KEPT`` draws, started at the MAP on the identified slice). At the figures'
+training sets), then ``pg-gibbs`` (one chain, ``S = 1``, ``WARMUP`` warm-up and
+``SWEEPS`` kept sweeps thinned to ``KEPT`` draws, started at the MAP on the identified
+slice). At the figures'
 ``N = 5e5`` the same cell also fits MFVI: bayeswe's ``jj-vb`` with ``ard=False``,
 mean-field VB of the same model and prior (independent Gaussian ``q`` per vector, with a
 full ``K x K`` covariance; Stan's ADVI would write each draw of its 500,000-1,000,000
