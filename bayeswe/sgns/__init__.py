@@ -28,6 +28,7 @@ from bayeswe.sgns.metrics import (
     interval_coverage,
     log_likelihood,
     mean_log_likelihood,
+    mean_log_predictive,
     posterior_cosine_similarity,
     rmse_co,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "interval_coverage",
     "log_likelihood",
     "mean_log_likelihood",
+    "mean_log_predictive",
     "posterior_cosine_similarity",
     "rmse_co",
     "simulate_sgns",

@@ -59,6 +59,15 @@ def test_naidu_fig8_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     assert len(claims) == 3 and all(v["verdict"] in ("reproduced", "differs")
                                     for v in results["verdicts"])  # fmt: skip
     assert "Quick run" in report and "Naidu" in report and claims[0] in report
+    assert all(cell["params"]["warm_jit"] for cell in results["cells"])
+    # the second-half change of each run, as the report gives it
+    for cell in results["cells"]:
+        trace = cell["result"]["trace"]
+        change = trace[-1]["heldout"] - next(
+            p["heldout"] for p in trace if p["cpu_s"] >= trace[-1]["cpu_s"] / 2
+        )
+        K, method = cell["params"]["K"], cell["params"]["method"]
+        assert f"| {K} | {method} | " in report and f"| {change:+.4f} |" in report
     assert f"report {directory / 'REPORT.md'}" in out
 
 

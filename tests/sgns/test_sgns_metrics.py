@@ -8,11 +8,13 @@ from scipy.special import expit
 
 from bayeswe.sgns import (
     SGNSData,
+    SGNSDataError,
     cooccurrence_probability,
     cosine_similarity,
     interval_coverage,
     log_likelihood,
     mean_log_likelihood,
+    mean_log_predictive,
     rmse_co,
 )
 
@@ -90,3 +92,42 @@ def test_log_likelihood_is_eq5(embedding) -> None:
     assert mean_log_likelihood(rho, alpha, data) == pytest.approx(expected / 11, rel=1e-12)
     both = log_likelihood(np.stack([rho, rho]), np.stack([alpha, alpha]), data)
     np.testing.assert_allclose(both, [expected, expected], rtol=1e-12)
+
+
+def test_mean_log_predictive_averages_probabilities_over_draws(embedding) -> None:
+    rho, alpha = embedding
+    data = SGNSData(8, [0, 3, 7], [1, 3, 2], [4, 1, 6], [1, 1, 0])
+    rng = np.random.default_rng(5)
+    rho_draws = rho + rng.normal(size=(3, 8, 3))
+    alpha_draws = alpha + rng.normal(size=(3, 8, 3))
+    expected = 0.0
+    for w, v, n, k in zip(data.target, data.context, data.n, data.n_pos, strict=True):
+        s = np.mean([expit(r[w] @ a[v]) for r, a in zip(rho_draws, alpha_draws, strict=True)])
+        expected += k * np.log(s) + (n - k) * np.log1p(-s)
+    got = mean_log_predictive(rho_draws, alpha_draws, data)
+    assert got == pytest.approx(expected / 11, rel=1e-12)
+    # one draw: the log likelihood of that draw
+    assert mean_log_predictive(rho[None], alpha[None], data) == pytest.approx(
+        mean_log_likelihood(rho, alpha, data), rel=1e-12
+    )
+    # invariant under a GL(K) map of every draw (a different one per draw)
+    maps = rng.normal(size=(3, 3, 3)) + 3 * np.eye(3)
+    moved_rho = np.einsum("svk,skj->svj", rho_draws, maps)
+    moved_alpha = np.einsum("svk,sjk->svj", alpha_draws, np.linalg.inv(maps))
+    assert mean_log_predictive(moved_rho, moved_alpha, data) == pytest.approx(got, rel=1e-10)
+    # Jensen: at least the draws' average log likelihood
+    each = log_likelihood(rho_draws, alpha_draws, data) / data.total
+    assert got > each.mean()
+
+
+def test_mean_log_predictive_rejects_bad_draws(embedding) -> None:
+    rho, alpha = embedding
+    data = SGNSData(8, [0, 3], [1, 3], [4, 1], [1, 1])
+    with pytest.raises(SGNSDataError, match="shape \\(S, V, K\\)"):
+        mean_log_predictive(rho, alpha, data)
+    with pytest.raises(SGNSDataError, match="V=7, data have V=8"):
+        mean_log_predictive(rho[None, :7], alpha[None, :7], data)
+    bad = rho[None].copy()
+    bad[0, 2, 1] = np.nan
+    with pytest.raises(SGNSDataError, match="NaN"):
+        mean_log_predictive(bad, alpha[None], data)
