@@ -24,7 +24,9 @@ documents that compiles its Numba kernels (with an empty Numba cache, compiling 
 all,
 :func:`bayeswe.lda.evaluation.heldout_log_predictive` (half of each test document
 observed, ``theta`` by fold-in Gibbs, the other half scored), outside the clock.
-Every cell is timing-sensitive and runs alone.
+Each (``K``, method) runs with ``REPLICATES`` seeds; a statement that one method is
+ahead of another is reproduced only when it is ahead on every seed. Every cell is
+timing-sensitive and runs alone.
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ METHODS = ("cgs", "cavi", "svi")
 ALPHA = ETA = 1.0
 KAPPA, TAU0, BATCH = 0.9, 1.0, 100
 DATA_SEED = 2021  # the duplication split: one corpus for every cell
+#: Runs per (K, method), each with its own cell seed (start and sampler streams): two
+#: seeds left the same method 0.005-0.033 nats/token apart at the end of its budget,
+#: every run levelled off; that is as large as some of the differences in question.
+REPLICATES, QUICK_REPLICATES = 3, 2
 
 
 def cells(quick: bool) -> list[Cell]:
@@ -68,10 +74,17 @@ def cells(quick: bool) -> list[Cell]:
         setting = {"copies": 10, "budget": 150.0, "sweeps": 40, "warm_jit": True,
                    "checkpoints": [1, 2, 5, 10, 20, 50, 100, 150]}  # fmt: skip
         topics = (3, 10, 50)
+    # Replicate 0 carries no "replicate" key, so that its cells keep the inputs (and the
+    # cache entries) of runs made with one seed per method.
     return [
-        Cell("002-fig8", {"K": K, "method": m, **setting}, exclusive=True)
+        Cell(
+            "002-fig8",
+            {"K": K, "method": m, **setting, **({"replicate": r} if r else {})},
+            exclusive=True,
+        )  # fmt: skip
         for K in topics
         for m in METHODS
+        for r in range(QUICK_REPLICATES if quick else REPLICATES)
     ]
 
 
@@ -184,58 +197,98 @@ def _frame(results: list[CellResult]) -> pd.DataFrame:
     for r in results:
         if r.status != "done":
             continue
-        for point in r.result["trace"]:
-            rows.append({"K": r.cell.params["K"], "method": r.cell.params["method"], **point})
-    return pd.DataFrame(rows, columns=["K", "method", "cpu_s", "units", "heldout"])
+        p = r.cell.params
+        for checkpoint, point in zip(p["checkpoints"], r.result["trace"], strict=True):
+            rows.append({"K": p["K"], "method": p["method"], "replicate": p.get("replicate", 0),
+                         "checkpoint": checkpoint, **point})  # fmt: skip
+    return pd.DataFrame(
+        rows, columns=["K", "method", "replicate", "checkpoint", "cpu_s", "units", "heldout"]
+    )
 
 
-def _claims(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """The paper's statements about Fig. 8, each checked on our traces."""
+def _by_checkpoint(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (K, method, checkpoint): the seeds, median CPU s, units and held-out score,
+    and the lowest and highest score over the seeds."""
+    return (
+        table.groupby(["K", "method", "checkpoint"])
+        .agg(
+            seeds=("replicate", "nunique"),
+            cpu_s=("cpu_s", "median"),
+            units=("units", "median"),
+            heldout=("heldout", "median"),
+            lo=("heldout", "min"),
+            hi=("heldout", "max"),
+        )  # fmt: skip
+        .reset_index()
+    )
+
+
+def _span(row: Any) -> str:
+    """``median [lowest, highest]`` of the held-out score over the seeds."""
+    return f"{row.heldout:.4f} [{row.lo:.4f}, {row.hi:.4f}]"
+
+
+def _claims(summary: pd.DataFrame) -> list[dict[str, Any]]:
+    """The paper's statements about Fig. 8, each checked on our traces.
+
+    A statement that one method is ahead of another holds only when it is ahead on
+    every seed: the lowest score of the one above the highest of the other.
+    """
     out = []
 
     def trace(K: int, method: str) -> pd.DataFrame:
-        return table[(table.K == K) & (table.method == method)].sort_values("cpu_s")
+        return summary[(summary.K == K) & (summary.method == method)].sort_values("checkpoint")
 
-    Ks = sorted(table.K.unique())
+    def end(K: int, method: str) -> Any:
+        return trace(K, method).iloc[-1]
+
+    Ks = sorted(summary.K.unique())
     if 3 in Ks:
-        g, c, s = (trace(3, m).heldout.to_numpy() for m in METHODS)
-        ok = bool(np.all(g > c) and np.all(g > s))
+        g, c, s = (trace(3, m) for m in METHODS)
+        best_vi_hi = np.maximum(c.hi.to_numpy(), s.hi.to_numpy())
+        ahead = g.lo.to_numpy() > best_vi_hi
+        median_lead = g.heldout.to_numpy() - np.maximum(c.heldout.to_numpy(), s.heldout.to_numpy())
         out.append(verdict(
             "K = 3: Gibbs is ahead of CAVI and SVI from the start",
-            ok, f"Gibbs minus the best VI method at each checkpoint: "
-            f"{np.round(g - np.maximum(c, s), 3).tolist()} nats/token",
+            bool(np.all(ahead)), f"Gibbs minus the best VI method at each checkpoint "
+            f"(medians over the seeds): {np.round(median_lead, 3).tolist()} nats/token; "
+            f"ahead on every seed at {int(ahead.sum())} of {ahead.size} checkpoints",
         ))  # fmt: skip
     if 10 in Ks:
-        g, s = trace(10, "cgs"), trace(10, "svi")
+        s, g = trace(10, "svi"), end(10, "cgs")
         # the paper: SVI at 500 s is ahead of Gibbs at 3000 s; here the first
         # checkpoint at or after a sixth of the budget
-        early = s[s.cpu_s >= s.cpu_s.max() / 6].iloc[0]
+        early = s[s.checkpoint >= s.checkpoint.max() / 6].iloc[0]
         out.append(verdict(
             "K = 10: SVI after a sixth of the time is ahead of Gibbs at the end",
-            bool(early.heldout > g.heldout.iloc[-1]),
-            f"SVI at {early.cpu_s:.1f} s: {early.heldout:.4f}; Gibbs at "
-            f"{g.cpu_s.iloc[-1]:.1f} s: {g.heldout.iloc[-1]:.4f}",
+            bool(early.lo > g.hi),
+            f"SVI at {early.cpu_s:.1f} s: {_span(early)}; Gibbs at {g.cpu_s:.1f} s: {_span(g)}",
         ))  # fmt: skip
     if 50 in Ks:
-        g, c, s = (trace(50, m).heldout.iloc[-1] for m in METHODS)
+        g, c, s = (end(50, m) for m in METHODS)
         out.append(verdict(
             "K = 50: Gibbs is behind both variational methods at the end",
-            bool(g < c and g < s), f"Gibbs {g:.4f}, CAVI {c:.4f}, SVI {s:.4f}",
+            bool(g.hi < min(c.lo, s.lo)),
+            f"Gibbs {_span(g)}, CAVI {_span(c)}, SVI {_span(s)}",
         ))  # fmt: skip
-    ends = {K: (trace(K, "svi").heldout.iloc[-1], trace(K, "cavi").heldout.iloc[-1]) for K in Ks}
+    ends = {K: (end(K, "svi"), end(K, "cavi")) for K in Ks}
     out.append(verdict(
         "every K: SVI ends at least as high as CAVI",
-        all(s >= c for s, c in ends.values()),
-        "; ".join(f"K = {K}: SVI {s:.4f}, CAVI {c:.4f}" for K, (s, c) in ends.items()),
+        all(s.lo >= c.hi for s, c in ends.values()),
+        "; ".join(f"K = {K}: SVI {_span(s)}, CAVI {_span(c)}" for K, (s, c) in ends.items()),
     ))  # fmt: skip
     return out
 
 
 def _second_half_change(table: pd.DataFrame, K: int, method: str) -> float:
-    """Held-out score at the end minus at the first checkpoint past half the budget."""
-    trace = table[(table.K == K) & (table.method == method)].sort_values("cpu_s")
-    half = trace[trace.cpu_s >= trace.cpu_s.iloc[-1] / 2].iloc[0]
-    return float(trace.heldout.iloc[-1] - half.heldout)
+    """Held-out score at the end minus at the first checkpoint past half the budget;
+    of the seeds, the change largest in magnitude."""
+    changes = []
+    for _, trace in table[(table.K == K) & (table.method == method)].groupby("replicate"):
+        trace = trace.sort_values("cpu_s")
+        half = trace[trace.cpu_s >= trace.cpu_s.iloc[-1] / 2].iloc[0]
+        changes.append(float(trace.heldout.iloc[-1] - half.heldout))
+    return max(changes, key=abs)
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
@@ -243,13 +296,15 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     plt = pyplot()
     table = _frame(results)
     write_table(out, table)
+    summary = _by_checkpoint(table)
     Ks = sorted(table.K.unique()) if len(table) else []
     fig, axes = plt.subplots(1, max(len(Ks), 1), figsize=(4.2 * max(len(Ks), 1), 3.4),
                              squeeze=False)  # fmt: skip
     for ax, K in zip(axes[0], Ks, strict=False):
         for method in METHODS:
-            t = table[(table.K == K) & (table.method == method)]
-            ax.plot(t.cpu_s, t.heldout, marker="o", ms=3, label=method)
+            t = summary[(summary.K == K) & (summary.method == method)].sort_values("checkpoint")
+            (line,) = ax.plot(t.cpu_s, t.heldout, marker="o", ms=3, label=method)
+            ax.fill_between(t.cpu_s, t.lo, t.hi, color=line.get_color(), alpha=0.25, lw=0)
         ax.set_xscale("log")
         ax.set_title(f"K = {K}")
         ax.set_xlabel("training CPU seconds")
@@ -257,12 +312,13 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     axes[0][-1].legend()
     fig.tight_layout()
     save_figure(fig, out, "fig8.png")
-    claims = _claims(table) if len(table) else []
+    claims = _claims(summary) if len(table) else []
     ends = (
-        table.sort_values("cpu_s").groupby(["K", "method"]).tail(1).sort_values(["K", "method"])
+        summary.sort_values("checkpoint").groupby(["K", "method"]).tail(1)
+        .sort_values(["K", "method"])
         if len(table)
-        else table
-    )
+        else summary
+    )  # fmt: skip
     md = [
         *what_was_run(__doc__, "Substitution", "Our side"),
         "![Figure 8 regenerated](fig8.png)",
@@ -280,24 +336,35 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         "## Held-out log predictive at the end of each run",
         "",
         markdown_table(
-            ["K", "method", "CPU s", "units", "held-out per token", "change in the second half"],
+            [
+                "K",
+                "method",
+                "seeds",
+                "CPU s",
+                "units",
+                "held-out per token",
+                "change in the second half",
+            ],
             [
                 [
                     int(r.K),
                     r.method,
+                    int(r.seeds),
                     f"{r.cpu_s:.1f}",
-                    int(r.units),
-                    f"{r.heldout:.4f}",
+                    f"{r.units:.0f}",
+                    _span(r),
                     f"{_second_half_change(table, r.K, r.method):+.4f}",
                 ]
                 for r in ends.itertuples()
             ],
         ),
         "",
-        "Units: sweeps (cgs), iterations (cavi), passes (svi). The last column is the "
-        "held-out score at the end minus that at the first checkpoint past half the "
-        "budget: near zero, the method had levelled off, and the statements compare "
-        "where the methods settle rather than how fast they get there. The numbers "
+        "Medians over the seeds, the held-out score with its lowest and highest in "
+        "brackets (the figure's bands). Units: sweeps (cgs), iterations (cavi), passes "
+        "(svi). The last column is the held-out score at the end minus that at the "
+        "first checkpoint past half the budget, the largest over the seeds: near zero, "
+        "the method had levelled off, and the statements compare where the methods "
+        "settle rather than how fast they get there. The numbers "
         "differ from the thesis's in level (another corpus, another vocabulary); the "
         "statements compare methods, which is what the figure shows.",
     ]
