@@ -63,7 +63,7 @@ REPLICATES, QUICK_REPLICATES = 3, 2
 
 
 def cells(quick: bool) -> list[Cell]:
-    """One cell per (K, method), each alone on the cluster (it is timed)."""
+    """One cell per (K, method, seed), each alone on the cluster (it is timed)."""
     if quick:
         setting = {"copies": 2, "budget": 1.0, "checkpoints": [0.25, 0.5, 1.0], "sweeps": 10,
                    "warm_jit": True}  # fmt: skip
@@ -81,7 +81,7 @@ def cells(quick: bool) -> list[Cell]:
             "002-fig8",
             {"K": K, "method": m, **setting, **({"replicate": r} if r else {})},
             exclusive=True,
-        )  # fmt: skip
+        )
         for K in topics
         for m in METHODS
         for r in range(QUICK_REPLICATES if quick else REPLICATES)
