@@ -215,12 +215,13 @@ _TRUE_ANCHORS_LABEL = "Gibbs, true anchors"
 
 
 def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float],
-                 truth: dict[int, float] | None = None) -> dict:  # fmt: skip
+                 truth: dict[int, tuple[float, float, int]] | None = None) -> dict:  # fmt: skip
     """The paper's claim for a method's row, checked on ours (percent).
 
-    ``truth``: the same setting's coverage with the anchors at their true vectors (the
-    fifth row), by N; where the HMC or Gibbs row differs, the verdict says what that
-    row measured at the worst N.
+    ``truth``: by N, the method's coverage and that with the anchors at their true
+    vectors (the fifth row), both averaged over the datasets both finished, and their
+    number (:func:`_paired_with_truth`); where the HMC or Gibbs row differs, the verdict
+    says what they measured at the worst N.
     """
     sizes = sorted(ours)
     if not sizes:
@@ -231,10 +232,11 @@ def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float
         why = (f"largest |coverage - 90| over N: {worst:.1f} points (claim: about 90 at "
                "every N)")  # fmt: skip
         if worst > TOLERANCE_POINTS and truth and worst_n in truth:
-            at_truth = truth[worst_n]
-            why += (f"; at N = {worst_n:,}, {ours[worst_n]:.1f} % with the anchors at the MAP "
-                    f"against {at_truth:.1f} % with them at their true vectors (pg-gibbs, the "
-                    "same data): ")  # fmt: skip
+            at_map, at_truth, shared = truth[worst_n]
+            same = "the same dataset" if shared == 1 else f"the same {shared} datasets"
+            why += (f"; at N = {worst_n:,}, {at_map:.1f} % with the anchors at the MAP "
+                    f"against {at_truth:.1f} % with them at their true vectors (pg-gibbs, "
+                    f"{same}): ")  # fmt: skip
             if abs(at_truth - 90.0) <= TOLERANCE_POINTS:
                 why += "the shortfall comes from fixing the anchors at a noisy MAP"
             else:
@@ -255,6 +257,22 @@ def _row_verdict(paper_name: str, ours: dict[int, float], paper: dict[int, float
     return {"verdict": "reproduced" if gap <= TOLERANCE_POINTS else "differs",
             "why": f"at N = {top:,}: {ours[top]:.1f} % (claim: near 90 at large N; the "
                    f"paper {paper.get(top, float('nan')):.1f})"}  # fmt: skip
+
+
+def _paired_with_truth(
+    table: Any, K: int, V: int, method: str
+) -> dict[int, tuple[float, float, int]]:
+    """By N: ``method``'s coverage and the true-anchor row's (%), each averaged over the
+    datasets both finished, and how many those are (unequal sets would compare
+    different data)."""
+    at = table[(table.K == K) & (table.V == V)]
+    both = at[at.method == method].merge(
+        at[at.method == TRUE_ANCHORS], on=["N", "dataset"], suffixes=("", "_truth")
+    )
+    return {
+        int(n): (100 * float(g.coverage90.mean()), 100 * float(g.coverage90_truth.mean()), len(g))
+        for n, g in both.groupby("N")
+    }
 
 
 def _coverage_row(mean: Any, K: int, V: int, method: str) -> tuple[dict[int, float], list[str]]:
@@ -289,7 +307,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
             rows.append([f"{paper_name} ({method})", "ours", *cells])
             if paper_name == "Gibbs":
                 rows.append([f"{_TRUE_ANCHORS_LABEL} ({TRUE_ANCHORS})", "ours", *truth_cells])
-            v = _row_verdict(paper_name, ours, paper, truth)
+            v = _row_verdict(paper_name, ours, paper, _paired_with_truth(table, K, V, method))
             verdicts.append(verdict(f"K = {K}, V = {V}, {paper_name}", v["verdict"] ==
                                     "reproduced", v["why"]))  # fmt: skip
             if v["verdict"] == "not run":
