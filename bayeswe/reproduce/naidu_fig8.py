@@ -218,7 +218,7 @@ def _by_checkpoint(table: pd.DataFrame) -> pd.DataFrame:
             heldout=("heldout", "median"),
             lo=("heldout", "min"),
             hi=("heldout", "max"),
-        )  # fmt: skip
+        )
         .reset_index()
     )
 
