@@ -332,7 +332,7 @@ _BENCH_LISTS: dict[str, tuple[str, float]] = {
     "topics": ("int", 1),
     "threads": ("int", 1),
     "seeds": ("seed", 0),
-    "setting": ("int", 1),
+    "setting": ("setting", 1),
     "budgets": ("float", 0),
 }
 
@@ -371,8 +371,16 @@ def _check_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> N
                 _check_list(option, str(item), *_BENCH_LISTS[action.dest])
 
 
+#: Data distributions a ``--setting`` may name after its integers (``V,K,N,S,zipf``).
+_SETTING_DISTRIBUTIONS = ("uniform", "zipf")
+
+
 def _check_list(option: str, text: str, kind: str, low: float) -> None:
     parts = [part.strip() for part in text.split(",")]
+    if kind == "setting":
+        if len(parts) > 1 and parts[-1] in _SETTING_DISTRIBUTIONS:
+            parts = parts[:-1]
+        kind = "int"
     try:
         numbers = [float(part) if kind == "float" else int(part) for part in parts]
     except ValueError:

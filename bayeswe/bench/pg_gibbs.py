@@ -9,7 +9,13 @@ accumulation kernel against a BLAS product of the same shape
 
 **Data.** ``simulate_sgns`` with the true context vectors of the last K words fixed,
 on the paper's Table 3 grid: N in {5e5, 5e4}, (K, V) in {(20, 200), (10, 200),
-(5, 100)}, S in {10, 1} (``--setting V,K,N,S`` picks settings). Congress scale:
+(5, 100)}, S in {10, 1} (``--setting V,K,N,S[,DIST]`` picks settings, ``DIST``
+``uniform``, the default, or ``zipf``, eq. (18)). ``--scaling``: the grid
+:data:`SCALING_GRID`, the Table 3 settings at S = 1 followed by larger Zipf settings,
+for the question of where Gibbs overtakes NUTS as K, V and N grow; NUTS runs "as far as
+it finishes": ``--nuts-timeout SECONDS`` stops a chain that runs longer (the setting is
+then recorded as unfinished for NUTS, its other seeds are not started, and Gibbs still
+runs). ``--no-per-block`` leaves out Algorithm 1. Congress scale:
 V = 5000, K = 100, ~3e6 unique pairs drawn Zipf-like (:func:`_congress`).
 ``--quick``: the one setting (100, 5, 5e4, 1), 100 warm-up + 200 kept iterations,
 Congress at V = 1000, K = 20, 1e5 pairs, 2 sweeps, the GFLOP/s workload on 32 rows.
@@ -47,6 +53,12 @@ process (its own peak RSS), with all Numba threads and with each ``--threads`` c
 * ``ratio_setting`` - the (V, K, N, S) of those ratios; ``gibbs_threads_for_headline``
   - the thread count of the first ratio; ``seeds``, ``warmup``, ``draws`` - the runs
   behind them;
+* ``ess_per_s_ratio_vs_nuts_by_setting`` - ``{"V,K,N,S,DIST": ratio}`` for every
+  setting, the same ratio as the headline (Gibbs on the first ``--threads`` count);
+  ``None`` where NUTS did not finish; ``nuts_unfinished_settings`` - those settings;
+* ``ess_per_s_ratio_vs_nuts_largest_finished`` - that ratio at the largest setting
+  where every NUTS chain finished (largest by ``K V``, then ``N``), with its per-seed
+  range in ``..._min``/``..._max`` and the setting in ``largest_finished_setting``;
 * ``congress_s_per_sweep`` - median seconds per Congress-scale sweep (all Numba
   threads; ``None`` with ``--no-congress``); ``congress_peak_gb`` - that process's peak
   resident memory in GB;
@@ -90,6 +102,47 @@ def _map_start(data: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
         "rho": mode.posterior["rho"].values[0, 0],
         "alpha_free": mode.posterior["alpha_free"].values[0, 0],
     }
+
+
+#: ``--scaling``: the paper's Table 3 settings at S = 1 (uniform), then larger Zipf
+#: settings as in the issue (K = 50, V = 1000; K = 100, V = 2000; N up to 1e7).
+SCALING_GRID: tuple[tuple[int, int, int, int, str], ...] = (
+    *(
+        (V, K, N, 1, "uniform")
+        for N in (50_000, 500_000)
+        for (K, V) in ((5, 100), (10, 200), (20, 200))
+    ),
+    (1000, 50, 1_000_000, 1, "zipf"),
+    (1000, 50, 10_000_000, 1, "zipf"),
+    (2000, 100, 10_000_000, 1, "zipf"),
+)
+
+DISTRIBUTIONS = ("uniform", "zipf")
+
+
+def setting_label(V: int, K: int, N: int, S: int, dist: str) -> str:
+    """``"V,K,N,S,DIST"``: the key of a setting in the summary."""
+    return f"{V},{K},{N},{S},{dist}"
+
+
+def parse_setting(text: str) -> tuple[int, int, int, int, str]:
+    """``"V,K,N,S"`` or ``"V,K,N,S,DIST"`` (``DIST`` defaults to ``uniform``).
+
+    Raises :class:`~bayeswe.bench.harness.BenchError` naming the problem.
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) not in (4, 5):
+        raise harness.BenchError(f"--setting {text!r}: expected V,K,N,S or V,K,N,S,DIST")
+    dist = parts[4] if len(parts) == 5 else "uniform"
+    if dist not in DISTRIBUTIONS:
+        raise harness.BenchError(f"--setting {text!r}: DIST must be one of {DISTRIBUTIONS}")
+    try:
+        V, K, N, S = (int(p) for p in parts[:4])
+    except ValueError:
+        raise harness.BenchError(f"--setting {text!r}: V, K, N and S must be integers") from None
+    if min(V, K, N, S) < 1 or K >= V:
+        raise harness.BenchError(f"--setting {text!r}: need V > K >= 1, N >= 1, S >= 1")
+    return V, K, N, S, dist
 
 
 _ELAPSED = re.compile(r"([0-9.eE+-]+) seconds \((Warm-up|Sampling)\)")
@@ -159,7 +212,10 @@ def _setting(
     seeds: Sequence[int],
     data_seed: int,
     threads: Sequence[int],
-    cache: dict[tuple[int, int, int], dict[str, Any]],
+    cache: dict[tuple[int, int, int, str], dict[str, Any]],
+    dist: str = "uniform",
+    nuts_timeout: float | None = None,
+    per_block: bool = True,
 ) -> dict[str, Any]:
     """Gibbs (each thread count, and Algorithm 1) and NUTS at one setting, over ``seeds``.
 
@@ -171,17 +227,19 @@ def _setting(
     per-sweep callback, NUTS from the elapsed times Stan writes in its CSV file); ESS
     per second of the whole run (the samplers' own ``wall_time``) is the second figure.
     Each seed is one chain on each side; the ratio's spread pairs the i-th seed of
-    each side.
+    each side. A NUTS chain stopped by ``nuts_timeout`` marks the setting unfinished
+    for NUTS (``nuts_finished`` false, no ratio); the remaining seeds are not started.
     """
     import tempfile
 
     import bayeswe
+    from bayeswe.errors import StanTimeoutError
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
     from bayeswe.sgns import simulate_sgns
 
-    key = (V, K, N)
+    key = (V, K, N, dist)
     if key not in cache:  # the data, start and NUTS runs do not depend on S
-        sim = simulate_sgns(V, K, N, seed=data_seed)
+        sim = simulate_sgns(V, K, N, seed=data_seed, distribution=dist)
         fixed = np.arange(V - K, V)
         data = sim.data.stan_data(K, prior_sd=1.0, fixed_index=fixed, fixed_alpha=sim.alpha[fixed])
         cache[key] = {"data": data, "start": _map_start(data, data_seed)}
@@ -190,14 +248,18 @@ def _setting(
     kept = max(draws // S, 100)
     warm = max(warmup // S, 10)
     out: dict[str, Any] = {
-        "V": V, "K": K, "N": N, "S": S, "P": int(data["P"]), "seeds": list(seeds),
+        "V": V, "K": K, "N": N, "S": S, "distribution": dist, "P": int(data["P"]),
+        "seeds": list(seeds),
         "gibbs_warmup": warm, "gibbs_kept": kept, "gibbs_sweeps_total": (warm + kept) * S,
     }  # fmt: skip
     common = {"chains": 1, "inner_steps": S, "inits": start}
     sample_pg_gibbs(data, seed=seeds[0], iter_warmup=0, iter_sampling=2, **common)  # compile
     sides: dict[str, list[dict[str, float]]] = {}
     runs = [(f"gibbs_t{t}", {"threads": t}) for t in threads]
-    runs.append((f"gibbs_per_block_t{threads[0]}", {"threads": threads[0], "omega": "per-block"}))
+    if per_block:
+        runs.append(
+            (f"gibbs_per_block_t{threads[0]}", {"threads": threads[0], "omega": "per-block"})
+        )
     for name, options in runs:
         sides[name] = []
         for seed in seeds:
@@ -219,12 +281,20 @@ def _setting(
     if run_nuts:
         if "nuts" not in cache[key]:
             cache[key]["nuts"] = []
+            cache[key]["nuts_stopped"] = None
             for seed in seeds:
                 with tempfile.TemporaryDirectory(prefix="bayeswe-bench-nuts-") as tmp:
-                    n = bayeswe.fit(
-                        "sgns_identified", data, method="nuts", seed=seed, chains=1,
-                        iter_warmup=warmup, iter_sampling=draws, inits=start, output_dir=tmp,
-                    )  # fmt: skip
+                    try:
+                        n = bayeswe.fit(
+                            "sgns_identified", data, method="nuts", seed=seed, chains=1,
+                            iter_warmup=warmup, iter_sampling=draws, inits=start,
+                            output_dir=tmp, timeout=nuts_timeout,
+                        )  # fmt: skip
+                    except StanTimeoutError:
+                        # "as far as it finishes": the other seeds would not finish either
+                        cache[key]["nuts_stopped"] = {"seed": seed, "timeout_s": nuts_timeout}
+                        harness.progress({"nuts_stopped": cache[key]["nuts_stopped"]})
+                        break
                     warm_s, sampling_s = stan_phase_times(Path(tmp))
                 ess = _median_ess(n, pairs)
                 steps = n.sample_stats["n_steps"].values
@@ -244,14 +314,20 @@ def _setting(
                     }
                 )
                 harness.progress({"nuts": cache[key]["nuts"][-1]})
-        sides["nuts"] = cache[key]["nuts"]
         out["nuts_warmup"], out["nuts_draws"] = warmup, draws
+        out["nuts_timeout_s"] = nuts_timeout
+        out["nuts_finished"] = cache[key]["nuts_stopped"] is None
+        out["nuts_stopped"] = cache[key]["nuts_stopped"]
+        if out["nuts_finished"]:
+            sides["nuts"] = cache[key]["nuts"]
+        else:  # the finished chains are kept for the record, but give no ratio
+            out["nuts_runs_before_stop"] = cache[key]["nuts"]
     out["runs"] = sides
     for name, rows in sides.items():
         out[f"{name}_ess_per_s"] = _spread([r["ess_per_s"] for r in rows])
         out[f"{name}_ess_per_s_total"] = _spread([r["ess_per_s_total"] for r in rows])
         out[f"{name}_ess"] = _spread([r["ess"] for r in rows])
-    if run_nuts:
+    if "nuts" in sides:
         for name in sides:
             if name == "nuts":
                 continue
@@ -384,6 +460,39 @@ def _congress_run(V: int, K: int, P: int, sweeps: int, seed: int, threads: int |
     return {**res.value, "peak_gb": res.peak_rss_gb}
 
 
+def _scaling_summary(settings: Sequence[dict[str, Any]], threads: int, ran_nuts: bool) -> dict:
+    """The ratio at every setting, and at the largest one where NUTS finished."""
+    by_setting: dict[str, float | None] = {}
+    unfinished: list[str] = []
+    finished: list[dict[str, Any]] = []
+    for s in settings:
+        label = setting_label(s["V"], s["K"], s["N"], s["S"], s["distribution"])
+        ratio = s.get(f"gibbs_t{threads}_ratio_ess_per_s")
+        by_setting[label] = ratio["of_medians"] if ratio else None
+        if ran_nuts and not s["nuts_finished"]:
+            unfinished.append(label)
+        elif ratio:
+            finished.append(s)
+    out: dict[str, Any] = {
+        "ess_per_s_ratio_vs_nuts_by_setting": by_setting if ran_nuts else None,
+        "nuts_unfinished_settings": unfinished,
+        "ess_per_s_ratio_vs_nuts_largest_finished": None,
+        "ess_per_s_ratio_vs_nuts_largest_finished_min": None,
+        "ess_per_s_ratio_vs_nuts_largest_finished_max": None,
+        "largest_finished_setting": None,
+    }
+    if finished:
+        big = max(finished, key=lambda s: (s["K"] * s["V"], s["N"], -s["S"]))
+        ratio = big[f"gibbs_t{threads}_ratio_ess_per_s"]
+        out["ess_per_s_ratio_vs_nuts_largest_finished"] = ratio["of_medians"]
+        out["ess_per_s_ratio_vs_nuts_largest_finished_min"] = ratio["per_seed_min"]
+        out["ess_per_s_ratio_vs_nuts_largest_finished_max"] = ratio["per_seed_max"]
+        out["largest_finished_setting"] = setting_label(
+            big["V"], big["K"], big["N"], big["S"], big["distribution"]
+        )
+    return out
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Options of ``bayeswe bench pg-gibbs`` (added to ``parser`` if given)."""
     if parser is None:
@@ -414,8 +523,25 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument(
         "--setting",
         action="append",
-        metavar="V,K,N,S",
-        help="run only these settings (repeatable); default: the paper's full Table 3 grid",
+        metavar="V,K,N,S[,DIST]",
+        help="run only these settings (repeatable; DIST uniform, the default, or zipf); "
+        "default: the paper's full Table 3 grid",
+    )
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="the scaling grid: Table 3 at S=1, then K=50 V=1000 and K=100 V=2000 (Zipf, "
+        "N up to 1e7); see SCALING_GRID",
+    )
+    parser.add_argument(
+        "--nuts-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop a NUTS chain after this long and record its setting as unfinished",
+    )
+    parser.add_argument(
+        "--no-per-block", action="store_true", help="leave out Algorithm 1 (omega per block)"
     )
     return parser
 
@@ -427,15 +553,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     congress = (5000, 100, 3_000_000, args.congress_sweeps)
     warmup, draws = args.warmup, args.draws
     seeds = [int(s) for s in args.seeds.split(",")]
+    if args.nuts_timeout is not None and not args.nuts_timeout > 0:
+        raise harness.BenchError(f"--nuts-timeout must be positive, got {args.nuts_timeout}")
+    grid: list[tuple[int, int, int, int, str]]
     if args.setting:
-        grid = [tuple(int(x) for x in item.split(",")) for item in args.setting]
+        grid = [parse_setting(item) for item in args.setting]
+    elif args.scaling:
+        grid = list(SCALING_GRID)
     elif args.quick:
-        grid = [(100, 5, 50_000, 1)]
+        grid = [(100, 5, 50_000, 1, "uniform")]
         congress = (1000, 20, 100_000, 2)
         warmup, draws = min(warmup, 100), min(draws, 200)
     else:
         grid = [
-            (V, K, N, S)
+            (V, K, N, S, "uniform")
             for N in (500_000, 50_000)  # the issue's target setting first
             for (K, V) in ((20, 200), (10, 200), (5, 100))
             for S in (10, 1)
@@ -465,14 +596,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         harness.progress({"congress": result["congress_by_threads"]})
     settings: list[dict[str, Any]] = []
     result["settings"] = settings
-    cache: dict[tuple[int, int, int], dict[str, Any]] = {}
-    for V, K, N, S in grid:
+    cache: dict[tuple[int, int, int, str], dict[str, Any]] = {}
+    for V, K, N, S, dist in grid:
         settings.append(
-            _setting(V, K, N, S, warmup, draws, not args.no_nuts, seeds, args.seed, threads, cache)
-        )
+            _setting(
+                V, K, N, S, warmup, draws, not args.no_nuts, seeds, args.seed, threads, cache,
+                dist=dist, nuts_timeout=args.nuts_timeout, per_block=not args.no_per_block,
+            )
+        )  # fmt: skip
         harness.progress(settings[-1])
     # The target setting of the issue, with the sampler's default S=1 when it was run.
-    target = [s for s in settings if (s["V"], s["K"], s["N"]) == (200, 20, 500_000)]
+    target = [
+        s
+        for s in settings
+        if (s["V"], s["K"], s["N"], s["distribution"]) == (200, 20, 500_000, "uniform")
+    ]
     chosen = [s for s in target if s["S"] == 1] or target or settings
     low, high = threads[0], threads[-1]
     summary: dict[str, Any] = {
@@ -490,7 +628,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "warmup": warmup,
         "draws": draws,
     }
-    if not args.no_nuts:
+    summary.update(_scaling_summary(settings, low, not args.no_nuts))
+    if not args.no_nuts and chosen[0].get("nuts_finished"):
         head = chosen[0][f"gibbs_t{low}_ratio_ess_per_s"]
         summary["ess_per_s_ratio_vs_nuts"] = head["of_medians"]
         summary["ess_per_s_ratio_vs_nuts_min"] = head["per_seed_min"]
@@ -501,9 +640,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         summary[f"ess_per_s_ratio_vs_nuts_gibbs_{high}_threads"] = chosen[0][
             f"gibbs_t{high}_ratio_ess_per_s"
         ]["of_medians"]
-        summary["ess_per_s_ratio_vs_nuts_per_block"] = chosen[0][
-            f"gibbs_per_block_t{low}_ratio_ess_per_s"
-        ]["of_medians"]
+        if not args.no_per_block:
+            summary["ess_per_s_ratio_vs_nuts_per_block"] = chosen[0][
+                f"gibbs_per_block_t{low}_ratio_ess_per_s"
+            ]["of_medians"]
     summary["congress_s_per_sweep"] = result.get("congress", {}).get("s_per_sweep")
     summary["congress_peak_gb"] = result.get("congress", {}).get("peak_gb")
     summary["gflops_fraction_of_peak"] = result["gflops"]["fraction"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from bench_checks import check_result, pg_gibbs_summary_keys
 
+from bayeswe.bench import harness
 from bayeswe.bench import pg_gibbs as bench
 
 
@@ -47,6 +48,14 @@ def test_quick_benchmark_prints_one_json_object_with_the_summary_keys(run_bench)
     assert summary["ess_per_s_ratio_vs_nuts_total_time"] == pytest.approx(
         sorted(total)[1] / sorted(nuts_total)[1]
     )
+    # the only setting is the largest where NUTS finished
+    assert summary["ess_per_s_ratio_vs_nuts_by_setting"] == {
+        "100,5,50000,1,uniform": summary["ess_per_s_ratio_vs_nuts"]
+    }
+    assert summary["nuts_unfinished_settings"] == []
+    assert summary["largest_finished_setting"] == "100,5,50000,1,uniform"
+    assert summary["ess_per_s_ratio_vs_nuts_largest_finished"] == summary["ess_per_s_ratio_vs_nuts"]
+    assert setting["nuts_finished"] is True and setting["distribution"] == "uniform"
     assert result["congress"]["P"] == 100_000 and result["congress"]["peak_gb"] < 4
     assert set(result["congress_by_threads"]) == {"1"}
     assert result["congress"]["threads"] == 1  # NUMBA_NUM_THREADS=1 in its process
@@ -57,3 +66,70 @@ def test_gflops_measurement_is_a_ratio_of_medians() -> None:
     assert g["gflops"] > 0 and g["peak_gflops_blas_same_shape"] > 0
     assert g["fraction"] == pytest.approx(g["gflops"] / g["peak_gflops_blas_same_shape"])
     assert g["fraction_min"] <= g["fraction_max"]
+
+
+def test_a_nuts_chain_stopped_by_the_timeout_leaves_its_setting_without_a_ratio(run_bench) -> None:
+    # 1,200 NUTS iterations on this setting take several seconds; 0.5 s cannot finish them
+    result = run_bench(
+        "pg-gibbs", "--setting", "100,5,50000,1,zipf", "--nuts-timeout", "0.5",
+        "--no-per-block", "--no-congress", "--threads", "1", "--seeds", "1,2",
+    )  # fmt: skip
+    summary = result["summary"]
+    (setting,) = result["settings"]
+    assert setting["distribution"] == "zipf" and setting["nuts_finished"] is False
+    # the first chain was stopped, so the second seed was not started
+    assert setting["nuts_stopped"] == {"seed": 1, "timeout_s": 0.5}
+    assert setting["nuts_runs_before_stop"] == []
+    assert set(setting["runs"]) == {"gibbs_t1"}  # Gibbs still ran; no Algorithm 1
+    assert [r["seed"] for r in setting["runs"]["gibbs_t1"]] == [1, 2]
+    assert summary["nuts_unfinished_settings"] == ["100,5,50000,1,zipf"]
+    assert summary["ess_per_s_ratio_vs_nuts_by_setting"] == {"100,5,50000,1,zipf": None}
+    assert summary["ess_per_s_ratio_vs_nuts"] is None
+    assert summary["largest_finished_setting"] is None
+
+
+def test_settings_are_parsed_with_their_distribution_and_bad_ones_are_named() -> None:
+    assert bench.parse_setting("200,20,500000,1") == (200, 20, 500_000, 1, "uniform")
+    assert bench.parse_setting("1000,50,10000000,1,zipf") == (1000, 50, 10_000_000, 1, "zipf")
+    for text, problem in [
+        ("200,20,500000", "expected V,K,N,S"),
+        ("200,20,500000,1,pareto", "DIST must be one of"),
+        ("200,x,500000,1", "must be integers"),
+        ("1000,50,1e7,1", "must be integers"),
+        ("20,20,500000,1", "need V > K"),
+    ]:
+        with pytest.raises(harness.BenchError, match=problem):
+            bench.parse_setting(text)
+
+
+def _setting_record(V: int, K: int, N: int, ratio: float | None) -> dict:
+    record = {"V": V, "K": K, "N": N, "S": 1, "distribution": "uniform"}
+    record["nuts_finished"] = ratio is not None
+    if ratio is not None:
+        record["gibbs_t1_ratio_ess_per_s"] = {
+            "of_medians": ratio, "per_seed_min": ratio - 1, "per_seed_max": ratio + 1,
+        }  # fmt: skip
+    return record
+
+
+def test_the_largest_finished_setting_is_largest_in_k_times_v_then_n() -> None:
+    settings = [
+        _setting_record(200, 20, 50_000, 2.0),
+        _setting_record(200, 20, 500_000, 3.0),  # the largest where NUTS finished
+        _setting_record(100, 5, 5_000_000, 4.0),  # larger N, smaller K x V
+        _setting_record(1000, 50, 1_000_000, None),  # NUTS did not finish
+    ]
+    summary = bench._scaling_summary(settings, threads=1, ran_nuts=True)
+    assert summary == {
+        "ess_per_s_ratio_vs_nuts_by_setting": {
+            "200,20,50000,1,uniform": 2.0,
+            "200,20,500000,1,uniform": 3.0,
+            "100,5,5000000,1,uniform": 4.0,
+            "1000,50,1000000,1,uniform": None,
+        },
+        "nuts_unfinished_settings": ["1000,50,1000000,1,uniform"],
+        "ess_per_s_ratio_vs_nuts_largest_finished": 3.0,
+        "ess_per_s_ratio_vs_nuts_largest_finished_min": 2.0,
+        "ess_per_s_ratio_vs_nuts_largest_finished_max": 4.0,
+        "largest_finished_setting": "200,20,500000,1,uniform",
+    }

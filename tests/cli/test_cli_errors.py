@@ -83,6 +83,10 @@ BAD_ARGUMENTS = {
     "bench: bad seed list": (["bench", "pg-gibbs", "--seeds", "1,x"], "--seeds must be comma"),
     "bench: zero threads": (["bench", "pg-gibbs", "--threads", "0,1"], "--threads values"),
     "bench: bad setting": (["bench", "pg-gibbs-profile", "--setting", "200,K,5"], "--setting"),
+    "bench: bad distribution": (
+        ["bench", "pg-gibbs", "--setting", "200,20,5000,1,pareto"],
+        "--setting",
+    ),
     "bench: negative budget": (["bench", "lda", "--budget", "-1"], "--budget must be"),
     "bench: unknown tool": (["bench", "lda", "--tools", "nope"], "unknown tool(s) nope"),
     "bench: topics list": (["bench", "gaussian-lda", "--topics", "20,0"], "--topics values"),
