@@ -2,7 +2,9 @@
 
 **Compared.** :func:`bayeswe.samplers.pg_gibbs.sample_pg_gibbs` with the default PG
 schedule (``omega="per-sweep"``) on each ``--threads`` count (default 1 and 2) and
-the paper's Algorithm 1 (``omega="per-block"``) on the first count, against NUTS of
+the paper's Algorithm 1 (``omega="per-block"``) and the default schedule with Adler's
+overrelaxed Gaussian steps (``overrelax``, ``--overrelax A``, default -0.5; 0 leaves it
+out) on the first count, against NUTS of
 ``sgns_identified.stan`` (``bayeswe.fit``, one chain, one core); the precision
 accumulation kernel against a BLAS product of the same shape
 (:func:`gflops_measurement`); and a Congress-scale sweep (time and memory).
@@ -34,7 +36,9 @@ reported as min/median/max over the seeds; a ratio is the ratio of the medians, 
 the per-seed ratios' range beside it. Gibbs is compiled by an untimed 2-sweep run first.
 ESS: ArviZ's bulk ESS of each of 200 random co-occurrence probabilities
 ``sigmoid(rho_w . alpha_v)``, median over the pairs, computed by the same function
-for both samplers. The headline ratio puts Gibbs on one thread against NUTS on one
+for both samplers; beside it the median tail ESS of the same probabilities (what a
+90 % interval rests on) and the ESS of the log density ``lp``, whose ESS overrelaxation
+lowers while it raises the others. The headline ratio puts Gibbs on one thread against NUTS on one
 core. The GFLOP/s measurement runs in its own process with every thread count set to
 1 (:func:`bayeswe.bench.harness.call_in_subprocess`); each Congress run in its own
 process (its own peak RSS), with all Numba threads and with each ``--threads`` count.
@@ -59,6 +63,14 @@ process (its own peak RSS), with all Numba threads and with each ``--threads`` c
 * ``ess_per_s_ratio_vs_nuts_largest_finished`` - that ratio at the largest setting
   where every NUTS chain finished (largest by ``K V``, then ``N``), with its per-seed
   range in ``..._min``/``..._max`` and the setting in ``largest_finished_setting``;
+* ``overrelax`` - ``A`` (``None`` with ``--overrelax 0``);
+  ``ess_per_s_ratio_vs_nuts_overrelaxed`` with ``_min``/``_max`` - the headline ratio
+  for Gibbs with overrelaxed steps (one thread), and
+  ``ess_per_s_ratio_vs_nuts_overrelaxed_by_setting`` / ``..._largest_finished`` (with
+  ``_min``/``_max``) as above;
+* ``tail_ess_per_s_ratio_vs_nuts``, ``lp_ess_per_s_ratio_vs_nuts`` and their
+  ``_overrelaxed`` forms - the headline ratio with the tail ESS of the probabilities,
+  and with the ESS of ``lp``, in place of the bulk ESS (ratios of medians);
 * ``congress_s_per_sweep`` - median seconds per Congress-scale sweep (all Numba
   threads; ``None`` with ``--no-congress``); ``congress_peak_gb`` - that process's peak
   resident memory in GB;
@@ -81,16 +93,34 @@ import numpy as np
 from bayeswe.bench import harness
 
 
-def _median_ess(idata: Any, pairs: np.ndarray) -> float:
-    """Median over ``pairs`` of ArviZ's bulk ESS of ``sigmoid(rho_w . alpha_v)``."""
+def _median_ess(idata: Any, pairs: np.ndarray, method: str = "bulk") -> float:
+    """Median over ``pairs`` of ArviZ's ``method`` ESS of ``sigmoid(rho_w . alpha_v)``."""
     import arviz as az
     from scipy.special import expit
 
     rho, alpha = idata.posterior["rho"].values, idata.posterior["alpha"].values
     w, v = pairs
     p = expit(np.einsum("cdpk,cdpk->cdp", rho[:, :, w], alpha[:, :, v]))
-    ess = np.array([az.ess(p[..., j]) for j in range(p.shape[-1])])
+    ess = np.array([az.ess(p[..., j], method=method) for j in range(p.shape[-1])])
     return float(np.median(ess))
+
+
+def _ess_record(idata: Any, pairs: np.ndarray, sampling_s: float, wall_s: float) -> dict:
+    """Bulk and tail ESS of the probabilities and the ESS of ``lp``, per second."""
+    import arviz as az
+
+    ess = _median_ess(idata, pairs)
+    tail = _median_ess(idata, pairs, "tail")
+    lp_ess = float(az.ess(idata.sample_stats["lp"].values))
+    return {
+        "ess": ess,
+        "ess_per_s": ess / sampling_s,
+        "ess_per_s_total": ess / wall_s,
+        "tail_ess": tail,
+        "tail_ess_per_s": tail / sampling_s,
+        "lp_ess": lp_ess,
+        "lp_ess_per_s": lp_ess / sampling_s,
+    }
 
 
 def _map_start(data: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
@@ -216,6 +246,7 @@ def _setting(
     dist: str = "uniform",
     nuts_timeout: float | None = None,
     per_block: bool = True,
+    overrelax: float = 0.0,
 ) -> dict[str, Any]:
     """Gibbs (each thread count, and Algorithm 1) and NUTS at one setting, over ``seeds``.
 
@@ -256,6 +287,10 @@ def _setting(
     sample_pg_gibbs(data, seed=seeds[0], iter_warmup=0, iter_sampling=2, **common)  # compile
     sides: dict[str, list[dict[str, float]]] = {}
     runs = [(f"gibbs_t{t}", {"threads": t}) for t in threads]
+    if overrelax:
+        runs.append(
+            (f"gibbs_overrelax_t{threads[0]}", {"threads": threads[0], "overrelax": overrelax})
+        )
     if per_block:
         runs.append(
             (f"gibbs_per_block_t{threads[0]}", {"threads": threads[0], "omega": "per-block"})
@@ -264,13 +299,10 @@ def _setting(
         sides[name] = []
         for seed in seeds:
             r = gibbs_run(data, warm, kept, seed=seed, **common, **options)
-            ess = _median_ess(r["idata"], pairs)
             sides[name].append(
                 {
                     "seed": seed,
-                    "ess": ess,
-                    "ess_per_s": ess / r["sampling_s"],
-                    "ess_per_s_total": ess / r["wall_s"],
+                    **_ess_record(r["idata"], pairs, r["sampling_s"], r["wall_s"]),
                     "sampling_s": r["sampling_s"],
                     "wall_s": r["wall_s"],
                     "sweeps_per_s": kept * S / r["sampling_s"],
@@ -296,14 +328,11 @@ def _setting(
                         harness.progress({"nuts_stopped": cache[key]["nuts_stopped"]})
                         break
                     warm_s, sampling_s = stan_phase_times(Path(tmp))
-                ess = _median_ess(n, pairs)
                 steps = n.sample_stats["n_steps"].values
                 cache[key]["nuts"].append(
                     {
                         "seed": seed,
-                        "ess": ess,
-                        "ess_per_s": ess / sampling_s,
-                        "ess_per_s_total": ess / float(n.attrs["wall_time"]),
+                        **_ess_record(n, pairs, sampling_s, float(n.attrs["wall_time"])),
                         "warmup_s": warm_s,
                         "sampling_s": sampling_s,
                         "wall_s": float(n.attrs["wall_time"]),
@@ -323,15 +352,15 @@ def _setting(
         else:  # the finished chains are kept for the record, but give no ratio
             out["nuts_runs_before_stop"] = cache[key]["nuts"]
     out["runs"] = sides
+    kinds = ("ess_per_s", "ess_per_s_total", "tail_ess_per_s", "lp_ess_per_s")
     for name, rows in sides.items():
-        out[f"{name}_ess_per_s"] = _spread([r["ess_per_s"] for r in rows])
-        out[f"{name}_ess_per_s_total"] = _spread([r["ess_per_s_total"] for r in rows])
-        out[f"{name}_ess"] = _spread([r["ess"] for r in rows])
+        for kind in (*kinds, "ess"):
+            out[f"{name}_{kind}"] = _spread([r[kind] for r in rows])
     if "nuts" in sides:
         for name in sides:
             if name == "nuts":
                 continue
-            for kind in ("ess_per_s", "ess_per_s_total"):
+            for kind in kinds:
                 pairs_of_runs = zip(sides[name], sides["nuts"], strict=True)
                 per_seed = [g[kind] / n[kind] for g, n in pairs_of_runs]
                 out[f"{name}_ratio_{kind}"] = {
@@ -460,36 +489,50 @@ def _congress_run(V: int, K: int, P: int, sweeps: int, seed: int, threads: int |
     return {**res.value, "peak_gb": res.peak_rss_gb}
 
 
-def _scaling_summary(settings: Sequence[dict[str, Any]], threads: int, ran_nuts: bool) -> dict:
-    """The ratio at every setting, and at the largest one where NUTS finished."""
+def _scaling_summary(
+    settings: Sequence[dict[str, Any]],
+    threads: int,
+    ran_nuts: bool,
+    side: str = "gibbs",
+    tag: str = "",
+) -> dict:
+    """The ratio at every setting, and at the largest one where NUTS finished.
+
+    ``side``: the Gibbs runs compared (``gibbs`` or ``gibbs_overrelax``); ``tag`` is
+    inserted into the key names (``_overrelaxed``).
+    """
     by_setting: dict[str, float | None] = {}
     unfinished: list[str] = []
     finished: list[dict[str, Any]] = []
+    name = f"{side}_t{threads}_ratio_ess_per_s"
     for s in settings:
         label = setting_label(s["V"], s["K"], s["N"], s["S"], s["distribution"])
-        ratio = s.get(f"gibbs_t{threads}_ratio_ess_per_s")
+        ratio = s.get(name)
         by_setting[label] = ratio["of_medians"] if ratio else None
         if ran_nuts and not s["nuts_finished"]:
             unfinished.append(label)
         elif ratio:
             finished.append(s)
+    head = f"ess_per_s_ratio_vs_nuts{tag}"
     out: dict[str, Any] = {
-        "ess_per_s_ratio_vs_nuts_by_setting": by_setting if ran_nuts else None,
-        "nuts_unfinished_settings": unfinished,
-        "ess_per_s_ratio_vs_nuts_largest_finished": None,
-        "ess_per_s_ratio_vs_nuts_largest_finished_min": None,
-        "ess_per_s_ratio_vs_nuts_largest_finished_max": None,
-        "largest_finished_setting": None,
+        f"{head}_by_setting": by_setting if ran_nuts else None,
+        f"{head}_largest_finished": None,
+        f"{head}_largest_finished_min": None,
+        f"{head}_largest_finished_max": None,
     }
+    if not tag:
+        out["nuts_unfinished_settings"] = unfinished
+        out["largest_finished_setting"] = None
     if finished:
         big = max(finished, key=lambda s: (s["K"] * s["V"], s["N"], -s["S"]))
-        ratio = big[f"gibbs_t{threads}_ratio_ess_per_s"]
-        out["ess_per_s_ratio_vs_nuts_largest_finished"] = ratio["of_medians"]
-        out["ess_per_s_ratio_vs_nuts_largest_finished_min"] = ratio["per_seed_min"]
-        out["ess_per_s_ratio_vs_nuts_largest_finished_max"] = ratio["per_seed_max"]
-        out["largest_finished_setting"] = setting_label(
-            big["V"], big["K"], big["N"], big["S"], big["distribution"]
-        )
+        ratio = big[name]
+        out[f"{head}_largest_finished"] = ratio["of_medians"]
+        out[f"{head}_largest_finished_min"] = ratio["per_seed_min"]
+        out[f"{head}_largest_finished_max"] = ratio["per_seed_max"]
+        if not tag:
+            out["largest_finished_setting"] = setting_label(
+                big["V"], big["K"], big["N"], big["S"], big["distribution"]
+            )
     return out
 
 
@@ -543,6 +586,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument(
         "--no-per-block", action="store_true", help="leave out Algorithm 1 (omega per block)"
     )
+    parser.add_argument(
+        "--overrelax",
+        type=float,
+        default=-0.5,
+        metavar="A",
+        help="also run Gibbs with Adler's overrelaxed Gaussian steps, overrelax=A in (-1, 1) "
+        "(default -0.5; 0 leaves that side out)",
+    )
     return parser
 
 
@@ -553,6 +604,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     congress = (5000, 100, 3_000_000, args.congress_sweeps)
     warmup, draws = args.warmup, args.draws
     seeds = [int(s) for s in args.seeds.split(",")]
+    if not -1.0 < args.overrelax < 1.0:
+        raise harness.BenchError(f"--overrelax must be in (-1, 1), got {args.overrelax}")
     if args.nuts_timeout is not None and not args.nuts_timeout > 0:
         raise harness.BenchError(f"--nuts-timeout must be positive, got {args.nuts_timeout}")
     grid: list[tuple[int, int, int, int, str]]
@@ -602,6 +655,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             _setting(
                 V, K, N, S, warmup, draws, not args.no_nuts, seeds, args.seed, threads, cache,
                 dist=dist, nuts_timeout=args.nuts_timeout, per_block=not args.no_per_block,
+                overrelax=args.overrelax,
             )
         )  # fmt: skip
         harness.progress(settings[-1])
@@ -629,7 +683,35 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "draws": draws,
     }
     summary.update(_scaling_summary(settings, low, not args.no_nuts))
+    relaxed = f"gibbs_overrelax_t{low}"
+    summary["overrelax"] = args.overrelax or None
+    for key in (
+        "ess_per_s_ratio_vs_nuts_overrelaxed",
+        "ess_per_s_ratio_vs_nuts_overrelaxed_min",
+        "ess_per_s_ratio_vs_nuts_overrelaxed_max",
+        "tail_ess_per_s_ratio_vs_nuts",
+        "tail_ess_per_s_ratio_vs_nuts_overrelaxed",
+        "lp_ess_per_s_ratio_vs_nuts",
+        "lp_ess_per_s_ratio_vs_nuts_overrelaxed",
+    ):
+        summary[key] = None
+    relaxed_scaling = _scaling_summary(
+        settings, low, not args.no_nuts, "gibbs_overrelax", "_overrelaxed"
+    )
+    summary.update(relaxed_scaling if args.overrelax else dict.fromkeys(relaxed_scaling))
     if not args.no_nuts and chosen[0].get("nuts_finished"):
+        best = chosen[0]
+        for kind in ("tail_ess_per_s", "lp_ess_per_s"):
+            summary[f"{kind}_ratio_vs_nuts"] = best[f"gibbs_t{low}_ratio_{kind}"]["of_medians"]
+            if args.overrelax:
+                summary[f"{kind}_ratio_vs_nuts_overrelaxed"] = best[f"{relaxed}_ratio_{kind}"][
+                    "of_medians"
+                ]
+        if args.overrelax:
+            ratio = best[f"{relaxed}_ratio_ess_per_s"]
+            summary["ess_per_s_ratio_vs_nuts_overrelaxed"] = ratio["of_medians"]
+            summary["ess_per_s_ratio_vs_nuts_overrelaxed_min"] = ratio["per_seed_min"]
+            summary["ess_per_s_ratio_vs_nuts_overrelaxed_max"] = ratio["per_seed_max"]
         head = chosen[0][f"gibbs_t{low}_ratio_ess_per_s"]
         summary["ess_per_s_ratio_vs_nuts"] = head["of_medians"]
         summary["ess_per_s_ratio_vs_nuts_min"] = head["per_seed_min"]

@@ -489,6 +489,7 @@ def _update_block(
     prior_precision: float,
     native: bool,
     omega_given: NDArray[np.float64] | None = None,
+    relax: float = 0.0,
 ) -> tuple[int, NDArray[np.float64]]:
     # omega_given: the first inner step uses these PG variables (drawn for the other
     # block in this sweep) instead of drawing new ones.
@@ -522,6 +523,7 @@ def _update_block(
             omega,
             eps,
             prior_precision,
+            relax,
         )
     return failed, omega
 
@@ -533,6 +535,7 @@ def step(
     inner_steps: int = 1,
     native: bool | None = None,
     omega_per_sweep: bool = True,
+    overrelax: float = 0.0,
 ) -> tuple[GibbsState, GibbsInfo]:
     """One sweep: every ``rho_w`` given ``alpha``, then every free ``alpha_v`` given ``rho``.
 
@@ -561,6 +564,9 @@ def step(
         Draw the PG variables once per sweep (True, the default, as the sampler's
         ``omega="per-sweep"``) or once per block (False, the paper's Algorithm 1);
         see above.
+    overrelax
+        ``a`` of Adler's overrelaxed Gaussian step (0: the exact draw); see the
+        ``overrelax`` option of :class:`PGGibbsArgs`.
 
     Returns
     -------
@@ -578,8 +584,9 @@ def step(
         block = problem.blocks[b]
         given = omega[block.pair_index] if (omega_per_sweep and b == _ALPHA) else None
         f, omega = _update_block(
-            block, beta, cov, rngs, inner_steps, problem.prior_precision, native, given
-        )
+            block, beta, cov, rngs, inner_steps, problem.prior_precision, native, given,
+            overrelax,
+        )  # fmt: skip
         failed += f
         new_states.append(tuple(r.bit_generator.state for r in rngs))
     new = GibbsState(rho, alpha, state.sweep + 1, (new_states[0], new_states[1]))
@@ -611,6 +618,16 @@ class PGGibbsArgs:
         (see :func:`step`). Per sweep, ``"per-sweep"`` draws half as many PG
         variables, which are most of a sweep's cost (``bayeswe bench pg-gibbs-profile``);
         ``bayeswe bench pg-gibbs`` measures both schedules' ESS per second.
+    overrelax
+        ``a`` in ``(-1, 1)``, default 0: each vector's Gaussian step is Adler's
+        overrelaxed step ``m + a (beta - m) + sqrt(1 - a^2) L'^-1 eps`` from its current
+        value ``beta`` instead of the exact draw ``m + L'^-1 eps`` (``a = 0``). Every
+        ``a`` leaves the conditional, and so the posterior, invariant. A negative ``a``
+        (e.g. -0.5) moves each vector to the other side of its conditional mean, which
+        cuts the random walk between the coupled ``rho`` and ``alpha`` blocks: the
+        bulk and tail ESS of co-occurrence probabilities per sweep rise, at no extra
+        cost per sweep, while the log joint's ESS falls as ``a`` approaches -1
+        (``bayeswe bench pg-gibbs --overrelax`` measures both).
     init
         ``"map"`` (default; every chain starts at the MAP of ``sgns_identified``
         found by Stan's L-BFGS with the run's seed, as ``bayeswe.sgns.fit_sgns``
@@ -646,6 +663,7 @@ class PGGibbsArgs:
     thin: int | None = None
     inner_steps: int | None = None
     omega: str | None = None
+    overrelax: float | None = None
     init: Any = None
     inits: Any = None
     threads: int | None = None
@@ -670,6 +688,12 @@ class PGGibbsArgs:
         ):
             check_int(name, getattr(self, name), minimum=minimum)
         check_choice("omega", self.omega, OMEGA_SCHEDULES)
+        if self.overrelax is not None:
+            a = self.overrelax
+            if isinstance(a, bool) or not isinstance(a, (int, float, np.floating, np.integer)):
+                raise ValueError(f"overrelax must be a number in (-1, 1), got {a!r}")
+            if not -1.0 < float(a) < 1.0:
+                raise ValueError(f"overrelax must be in (-1, 1), got {a!r}")
         init = self.init
         if not (init is None or (isinstance(init, str) and init in ("prior", "map"))):
             _check_values("init", init)
@@ -692,6 +716,7 @@ class PGGibbsArgs:
             "thin": 1 if self.thin is None else int(self.thin),
             "inner_steps": 1 if self.inner_steps is None else int(self.inner_steps),
             "omega": "per-sweep" if self.omega is None else self.omega,
+            "overrelax": 0.0 if self.overrelax is None else float(self.overrelax),
             "init": init or "map",
         }
 
@@ -942,6 +967,7 @@ def sample_pg_gibbs(
                         states[c],
                         inner_steps=settings["inner_steps"],
                         omega_per_sweep=settings["omega"] == "per-sweep",
+                        overrelax=settings["overrelax"],
                     )
                     if not math.isfinite(info.lp):
                         last = "" if path is None else f"; checkpoint {path} keeps the last save"
@@ -994,6 +1020,7 @@ def sample_pg_gibbs(
             "thin": thin,
             "inner_steps": settings["inner_steps"],
             "omega": settings["omega"],
+            "overrelax": settings["overrelax"],
             "init": settings["init"],
             "seed": int(seed),
             "threads": threads,

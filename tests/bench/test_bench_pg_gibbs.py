@@ -27,7 +27,7 @@ def test_quick_benchmark_prints_one_json_object_with_the_summary_keys(run_bench)
     assert (setting["gibbs_warmup"], setting["gibbs_kept"]) == (100, 200)
     assert (setting["nuts_warmup"], setting["nuts_draws"]) == (100, 200)
     runs = setting["runs"]
-    assert set(runs) == {"gibbs_t1", "gibbs_per_block_t1", "nuts"}
+    assert set(runs) == {"gibbs_t1", "gibbs_overrelax_t1", "gibbs_per_block_t1", "nuts"}
     for name, rows in runs.items():
         assert [r["seed"] for r in rows] == [1, 2, 3], name
         for r in rows:
@@ -35,6 +35,17 @@ def test_quick_benchmark_prints_one_json_object_with_the_summary_keys(run_bench)
             assert 0 < r["sampling_s"] < r["wall_s"], (name, r)
             assert r["ess_per_s"] == pytest.approx(r["ess"] / r["sampling_s"])
             assert r["ess_per_s_total"] == pytest.approx(r["ess"] / r["wall_s"])
+            assert r["tail_ess_per_s"] == pytest.approx(r["tail_ess"] / r["sampling_s"])
+            assert r["lp_ess_per_s"] == pytest.approx(r["lp_ess"] / r["sampling_s"])
+    # the overrelaxed side: same seeds, its own chains, its ratio in the summary
+    assert summary["overrelax"] == -0.5
+    relaxed = [r["ess_per_s"] for r in runs["gibbs_overrelax_t1"]]
+    assert relaxed != [r["ess_per_s"] for r in runs["gibbs_t1"]]
+    assert summary["ess_per_s_ratio_vs_nuts_overrelaxed"] == pytest.approx(
+        sorted(relaxed)[1] / sorted(r["ess_per_s"] for r in runs["nuts"])[1]
+    )
+    tails = [sorted(r["tail_ess_per_s"] for r in runs[n])[1] for n in ("gibbs_t1", "nuts")]
+    assert summary["tail_ess_per_s_ratio_vs_nuts"] == pytest.approx(tails[0] / tails[1])
     assert len({r["ess"] for r in runs["nuts"]}) == 3  # the seeds give different chains
     assert runs["gibbs_t1"][0]["threads"] == 1
     gibbs = [r["ess_per_s"] for r in runs["gibbs_t1"]]
@@ -73,6 +84,7 @@ def test_a_nuts_chain_stopped_by_the_timeout_leaves_its_setting_without_a_ratio(
     result = run_bench(
         "pg-gibbs", "--setting", "100,5,50000,1,zipf", "--nuts-timeout", "0.5",
         "--no-per-block", "--no-congress", "--threads", "1", "--seeds", "1,2",
+        "--overrelax", "0",
     )  # fmt: skip
     summary = result["summary"]
     (setting,) = result["settings"]
@@ -80,7 +92,10 @@ def test_a_nuts_chain_stopped_by_the_timeout_leaves_its_setting_without_a_ratio(
     # the first chain was stopped, so the second seed was not started
     assert setting["nuts_stopped"] == {"seed": 1, "timeout_s": 0.5}
     assert setting["nuts_runs_before_stop"] == []
-    assert set(setting["runs"]) == {"gibbs_t1"}  # Gibbs still ran; no Algorithm 1
+    # Gibbs still ran; neither Algorithm 1 nor the overrelaxed side (--overrelax 0)
+    assert set(setting["runs"]) == {"gibbs_t1"}
+    assert summary["overrelax"] is None
+    assert summary["ess_per_s_ratio_vs_nuts_overrelaxed_by_setting"] is None
     assert [r["seed"] for r in setting["runs"]["gibbs_t1"]] == [1, 2]
     assert summary["nuts_unfinished_settings"] == ["100,5,50000,1,zipf"]
     assert summary["ess_per_s_ratio_vs_nuts_by_setting"] == {"100,5,50000,1,zipf": None}

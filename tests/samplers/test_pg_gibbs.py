@@ -60,8 +60,12 @@ def test_precision_accumulation_matches_numpy(K: int) -> None:
     np.testing.assert_allclose(b, -1.0 + x.T @ kappa[5:], rtol=1e-12, atol=1e-12)
 
 
-def test_block_update_matches_numpy_twin() -> None:
-    """beta = P^-1 b + L'^-1 eps with P = X' Omega X + lambda^-2 I, b = X' kappa (Alg. 1)."""
+@pytest.mark.parametrize("relax", [0.0, -0.6])
+def test_block_update_matches_numpy_twin(relax: float) -> None:
+    """beta = P^-1 b + L'^-1 eps with P = X' Omega X + lambda^-2 I, b = X' kappa (Alg. 1).
+
+    Overrelaxed (``relax = a != 0``): ``m + a (beta - m) + sqrt(1 - a^2) L'^-1 eps``.
+    """
     rng = np.random.default_rng(1)
     K, R = 4, 5
     cov = rng.normal(size=(9, K))
@@ -81,8 +85,10 @@ def test_block_update_matches_numpy_twin() -> None:
         prec = x.T @ (w[:, None] * x) + lam2 * np.eye(K)
         chol = np.linalg.cholesky(prec)
         mean = np.linalg.solve(prec, x.T @ kappa[ptr[i] : ptr[i + 1]])
-        expected[rows[i]] = mean + np.linalg.solve(chol.T, eps[i])
-    failed = kern.block_update(beta, cov, rows, ptr, other, kappa, omega, eps, lam2)
+        noise = np.linalg.solve(chol.T, eps[i])
+        current = beta[rows[i]]
+        expected[rows[i]] = mean + relax * (current - mean) + np.sqrt(1 - relax**2) * noise
+    failed = kern.block_update(beta, cov, rows, ptr, other, kappa, omega, eps, lam2, relax)
     assert failed == 0
     np.testing.assert_allclose(beta, expected, rtol=1e-10, atol=1e-12)
     eta = kern.block_linear_predictor(beta, cov, rows, ptr, other)
@@ -497,6 +503,10 @@ def test_checkpoint_of_another_run_is_refused(small_data: dict[str, Any], tmp_pa
         {"callback": 3},
         {"inits": 0.5},
         {"omega": "per-pair"},
+        {"overrelax": -1.0},
+        {"overrelax": 1.0},
+        {"overrelax": float("nan")},
+        {"overrelax": "-0.5"},
     ],
 )
 def test_bad_options_raise_before_running(small_data: dict[str, Any], options: dict) -> None:

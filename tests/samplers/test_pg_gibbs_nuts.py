@@ -8,9 +8,14 @@ their chains differently (NUTS: Stan's random inits; Gibbs: the MAP, see the Not
 of the test), run 4 chains, and are compared on the 36 co-occurrence probabilities
 ``sigma(rho_w . alpha_v)`` (eq. (11)) and on the free context vectors themselves.
 
+Gibbs runs with each PG schedule, and with Adler's overrelaxed Gaussian steps
+(``overrelax=-0.5``).
+
 Power: with the ``alpha`` block's prior precision set to ``1/lambda`` instead of
 ``1/lambda^2`` (invisible at ``lambda = 1``), the free-context-vector test fails for
-both schedules at both scales, and the co-occurrence test fails in all four too.
+both schedules at both scales, and the co-occurrence test fails in all four too. With
+the overrelaxed step's noise left unscaled (``sqrt(1 - a^2)`` replaced by 1), all three
+agreement tests fail at both scales.
 """
 
 from __future__ import annotations
@@ -62,16 +67,22 @@ def data_and_nuts(request) -> tuple[dict[str, Any], az.InferenceData]:
     return data, nuts
 
 
-@pytest.fixture(scope="module", params=["per-sweep", "per-block"])
+@pytest.fixture(
+    scope="module",
+    params=[("per-sweep", 0.0), ("per-block", 0.0), ("per-sweep", -0.5)],
+    ids=["per-sweep", "per-block", "per-sweep-overrelaxed"],
+)
 def fits(request, data_and_nuts) -> tuple[az.InferenceData, az.InferenceData]:
-    """NUTS and Gibbs with each PG schedule (``omega``): both must sample the posterior."""
+    """NUTS and Gibbs with each PG schedule (``omega``), and with overrelaxed Gaussian
+    steps: all must sample the posterior."""
     data, nuts = data_and_nuts
+    omega, overrelax = request.param
     gibbs = bayeswe.fit(
         "sgns_identified", data, method="pg-gibbs", seed=2, chains=4,
         iter_warmup=200, iter_sampling=12_000, thin=4, init="map", threads=1,
-        omega=request.param,
+        omega=omega, overrelax=overrelax,
     )  # fmt: skip
-    assert gibbs.attrs["omega"] == request.param
+    assert (gibbs.attrs["omega"], gibbs.attrs["overrelax"]) == (omega, overrelax)
     return nuts, gibbs
 
 
