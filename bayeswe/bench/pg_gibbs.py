@@ -38,8 +38,8 @@ ESS: ArviZ's bulk ESS of each of 200 random co-occurrence probabilities
 ``sigmoid(rho_w . alpha_v)``, median over the pairs, computed by the same function
 for both samplers; beside it the median tail ESS of the same probabilities (what a
 90 % interval rests on) and the ESS of the log density ``lp``, whose ESS overrelaxation
-lowers while it raises the others. The headline ratio puts Gibbs on one thread against NUTS on one
-core. The GFLOP/s measurement runs in its own process with every thread count set to
+lowers while it raises the others. The headline ratio puts Gibbs on one thread against
+NUTS on one core. The GFLOP/s measurement runs in its own process with every thread count set to
 1 (:func:`bayeswe.bench.harness.call_in_subprocess`); each Congress run in its own
 process (its own peak RSS), with all Numba threads and with each ``--threads`` count.
 
