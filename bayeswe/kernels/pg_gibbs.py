@@ -236,6 +236,30 @@ def accumulate_rows(
         accumulate_precision(prec[i], b, covariates, other, omega, kappa, ptr[i], ptr[i + 1], work)
 
 
+@njit(cache=True, inline="always")
+def _forward_solve(chol: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``z`` with ``L z = b`` (``L`` lower triangular)."""
+    K = b.shape[0]
+    z = np.empty(K)
+    for i in range(K):
+        s = b[i]
+        for k in range(i):
+            s -= chol[i, k] * z[k]
+        z[i] = s / chol[i, i]
+    return z
+
+
+@njit(cache=True, inline="always")
+def _back_solve(chol: np.ndarray, z: np.ndarray, out: np.ndarray) -> None:
+    """``out`` with ``L' out = z``."""
+    K = z.shape[0]
+    for i in range(K - 1, -1, -1):
+        s = z[i]
+        for k in range(i + 1, K):
+            s -= chol[k, i] * out[k]
+        out[i] = s / chol[i, i]
+
+
 @njit(cache=True)
 def gaussian_from_precision(chol: np.ndarray, b: np.ndarray, eps: np.ndarray, out: np.ndarray):
     """Draw ``N(P^-1 b, P^-1)`` given the lower Cholesky factor ``L`` of ``P``; no inverse.
@@ -244,20 +268,10 @@ def gaussian_from_precision(chol: np.ndarray, b: np.ndarray, eps: np.ndarray, ou
     ``beta = P^-1 b + L'^-1 eps`` and ``Cov(L'^-1 eps) = (L L')^-1`` (App. F, eqs.
     (34)-(36), written for the precision instead of the covariance).
     """
-    K = b.shape[0]
-    z = np.empty(K)
-    for i in range(K):
-        s = b[i]
-        for k in range(i):
-            s -= chol[i, k] * z[k]
-        z[i] = s / chol[i, i]
-    for i in range(K):
+    z = _forward_solve(chol, b)
+    for i in range(z.shape[0]):
         z[i] += eps[i]
-    for i in range(K - 1, -1, -1):
-        s = z[i]
-        for k in range(i + 1, K):
-            s -= chol[k, i] * out[k]
-        out[i] = s / chol[i, i]
+    _back_solve(chol, z, out)
 
 
 @njit(cache=True)
@@ -278,22 +292,12 @@ def overrelaxed_from_precision(
     random walk of a Gibbs chain between strongly coupled blocks. Written as
     ``out = L'^-1 ((1 - relax) L^-1 b + sqrt(1 - relax^2) eps) + relax current``.
     """
-    K = b.shape[0]
     s = math.sqrt(1.0 - relax * relax)
-    z = np.empty(K)
-    for i in range(K):
-        acc = b[i]
-        for k in range(i):
-            acc -= chol[i, k] * z[k]
-        z[i] = acc / chol[i, i]
-    for i in range(K):
+    z = _forward_solve(chol, b)
+    for i in range(z.shape[0]):
         z[i] = (1.0 - relax) * z[i] + s * eps[i]
-    for i in range(K - 1, -1, -1):
-        acc = z[i]
-        for k in range(i + 1, K):
-            acc -= chol[k, i] * out[k]
-        out[i] = acc / chol[i, i]
-    for i in range(K):
+    _back_solve(chol, z, out)
+    for i in range(z.shape[0]):
         out[i] += relax * current[i]
 
 
