@@ -721,6 +721,10 @@ class PGGibbsArgs:
         }
 
 
+#: Settings that older checkpoints do not record, with the value those runs used.
+_SETTINGS_BEFORE_THEY_WERE_RECORDED: dict[str, Any] = {"overrelax": 0.0}
+
+
 def _check_values(name: str, value: Any) -> None:
     if isinstance(value, Mapping) or (
         isinstance(value, list) and value and all(isinstance(i, Mapping) for i in value)
@@ -884,6 +888,8 @@ def sample_pg_gibbs(
         resumed = path is not None and path.exists()
         if resumed:
             arrays, meta = _read_checkpoint(path, chains)
+            # a checkpoint written before a setting existed ran with its default
+            meta = {**_SETTINGS_BEFORE_THEY_WERE_RECORDED, **meta}
             mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
             if mismatch:
                 raise CheckpointError(

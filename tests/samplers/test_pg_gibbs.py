@@ -484,9 +484,33 @@ def test_checkpoint_of_another_run_is_refused(small_data: dict[str, Any], tmp_pa
     sample_pg_gibbs(small_data, seed=1, **opts)
     with pytest.raises(ValueError, match="another run"):
         sample_pg_gibbs(small_data, seed=2, **opts)
+    with pytest.raises(ValueError, match="another run.*overrelax"):
+        sample_pg_gibbs(small_data, seed=1, overrelax=-0.5, **opts)
     (tmp_path / "run.ckpt.draws.npy").unlink()
     with pytest.raises(ValueError, match="lost its draws file"):
         sample_pg_gibbs(small_data, seed=1, **opts)
+
+
+def test_a_checkpoint_from_before_overrelax_resumes_as_overrelax_zero(
+    small_data: dict[str, Any], tmp_path: Path
+) -> None:
+    """Checkpoints written before ``overrelax`` existed do not record it; they ran with 0."""
+    import json
+
+    from bayeswe.samplers.checkpoint import write_npz_atomic
+
+    path = tmp_path / "run.ckpt"
+    opts = {"chains": 1, "iter_warmup": 2, "iter_sampling": 6, "checkpoint": path}
+    first = sample_pg_gibbs(small_data, seed=3, **opts)
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files if k != "meta"}
+        meta = json.loads(str(f["meta"]))
+    del meta["overrelax"]
+    write_npz_atomic(path, arrays, meta)
+    again = sample_pg_gibbs(small_data, seed=3, **opts)
+    assert _digest(again) == _digest(first)
+    with pytest.raises(ValueError, match="another run"):
+        sample_pg_gibbs(small_data, seed=3, overrelax=-0.5, **opts)
 
 
 # ----------------------------------------------------------------------------- arguments
