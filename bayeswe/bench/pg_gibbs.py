@@ -489,6 +489,17 @@ def _congress_run(V: int, K: int, P: int, sweeps: int, seed: int, threads: int |
     return {**res.value, "peak_gb": res.peak_rss_gb}
 
 
+def _ratio_keys(key: str, ratio: dict[str, float] | None) -> dict[str, float | None]:
+    """``key``, ``key_min``, ``key_max``: a ratio of medians and its per-seed range."""
+    if ratio is None:
+        return {key: None, f"{key}_min": None, f"{key}_max": None}
+    return {
+        key: ratio["of_medians"],
+        f"{key}_min": ratio["per_seed_min"],
+        f"{key}_max": ratio["per_seed_max"],
+    }
+
+
 def _scaling_summary(
     settings: Sequence[dict[str, Any]],
     threads: int,
@@ -514,25 +525,18 @@ def _scaling_summary(
         elif ratio:
             finished.append(s)
     head = f"ess_per_s_ratio_vs_nuts{tag}"
+    big = max(finished, key=lambda s: (s["K"] * s["V"], s["N"], -s["S"])) if finished else None
     out: dict[str, Any] = {
         f"{head}_by_setting": by_setting if ran_nuts else None,
-        f"{head}_largest_finished": None,
-        f"{head}_largest_finished_min": None,
-        f"{head}_largest_finished_max": None,
+        **_ratio_keys(f"{head}_largest_finished", big[name] if big else None),
     }
     if not tag:
         out["nuts_unfinished_settings"] = unfinished
-        out["largest_finished_setting"] = None
-    if finished:
-        big = max(finished, key=lambda s: (s["K"] * s["V"], s["N"], -s["S"]))
-        ratio = big[name]
-        out[f"{head}_largest_finished"] = ratio["of_medians"]
-        out[f"{head}_largest_finished_min"] = ratio["per_seed_min"]
-        out[f"{head}_largest_finished_max"] = ratio["per_seed_max"]
-        if not tag:
-            out["largest_finished_setting"] = setting_label(
-                big["V"], big["K"], big["N"], big["S"], big["distribution"]
-            )
+        out["largest_finished_setting"] = (
+            setting_label(big["V"], big["K"], big["N"], big["S"], big["distribution"])
+            if big
+            else None
+        )
     return out
 
 
@@ -683,47 +687,35 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "draws": draws,
     }
     summary.update(_scaling_summary(settings, low, not args.no_nuts))
-    relaxed = f"gibbs_overrelax_t{low}"
     summary["overrelax"] = args.overrelax or None
-    for key in (
-        "ess_per_s_ratio_vs_nuts_overrelaxed",
-        "ess_per_s_ratio_vs_nuts_overrelaxed_min",
-        "ess_per_s_ratio_vs_nuts_overrelaxed_max",
-        "tail_ess_per_s_ratio_vs_nuts",
-        "tail_ess_per_s_ratio_vs_nuts_overrelaxed",
-        "lp_ess_per_s_ratio_vs_nuts",
-        "lp_ess_per_s_ratio_vs_nuts_overrelaxed",
-    ):
-        summary[key] = None
     relaxed_scaling = _scaling_summary(
         settings, low, not args.no_nuts, "gibbs_overrelax", "_overrelaxed"
     )
     summary.update(relaxed_scaling if args.overrelax else dict.fromkeys(relaxed_scaling))
-    if not args.no_nuts and chosen[0].get("nuts_finished"):
-        best = chosen[0]
+    best = chosen[0]
+    finished = not args.no_nuts and best.get("nuts_finished")
+    sides = {"": f"gibbs_t{low}"}
+    if args.overrelax:
+        sides["_overrelaxed"] = f"gibbs_overrelax_t{low}"
+    summary.update(_ratio_keys("ess_per_s_ratio_vs_nuts_overrelaxed", None))
+    for tag in ("", "_overrelaxed"):
         for kind in ("tail_ess_per_s", "lp_ess_per_s"):
-            summary[f"{kind}_ratio_vs_nuts"] = best[f"gibbs_t{low}_ratio_{kind}"]["of_medians"]
-            if args.overrelax:
-                summary[f"{kind}_ratio_vs_nuts_overrelaxed"] = best[f"{relaxed}_ratio_{kind}"][
-                    "of_medians"
-                ]
-        if args.overrelax:
-            ratio = best[f"{relaxed}_ratio_ess_per_s"]
-            summary["ess_per_s_ratio_vs_nuts_overrelaxed"] = ratio["of_medians"]
-            summary["ess_per_s_ratio_vs_nuts_overrelaxed_min"] = ratio["per_seed_min"]
-            summary["ess_per_s_ratio_vs_nuts_overrelaxed_max"] = ratio["per_seed_max"]
-        head = chosen[0][f"gibbs_t{low}_ratio_ess_per_s"]
-        summary["ess_per_s_ratio_vs_nuts"] = head["of_medians"]
-        summary["ess_per_s_ratio_vs_nuts_min"] = head["per_seed_min"]
-        summary["ess_per_s_ratio_vs_nuts_max"] = head["per_seed_max"]
-        summary["ess_per_s_ratio_vs_nuts_total_time"] = chosen[0][
-            f"gibbs_t{low}_ratio_ess_per_s_total"
-        ]["of_medians"]
-        summary[f"ess_per_s_ratio_vs_nuts_gibbs_{high}_threads"] = chosen[0][
+            summary[f"{kind}_ratio_vs_nuts{tag}"] = None
+    if finished:
+        for tag, side in sides.items():
+            summary.update(
+                _ratio_keys(f"ess_per_s_ratio_vs_nuts{tag}", best[f"{side}_ratio_ess_per_s"])
+            )
+            for kind in ("tail_ess_per_s", "lp_ess_per_s"):
+                summary[f"{kind}_ratio_vs_nuts{tag}"] = best[f"{side}_ratio_{kind}"]["of_medians"]
+        summary["ess_per_s_ratio_vs_nuts_total_time"] = best[f"gibbs_t{low}_ratio_ess_per_s_total"][
+            "of_medians"
+        ]
+        summary[f"ess_per_s_ratio_vs_nuts_gibbs_{high}_threads"] = best[
             f"gibbs_t{high}_ratio_ess_per_s"
         ]["of_medians"]
         if not args.no_per_block:
-            summary["ess_per_s_ratio_vs_nuts_per_block"] = chosen[0][
+            summary["ess_per_s_ratio_vs_nuts_per_block"] = best[
                 f"gibbs_per_block_t{low}_ratio_ess_per_s"
             ]["of_medians"]
     summary["congress_s_per_sweep"] = result.get("congress", {}).get("s_per_sweep")
