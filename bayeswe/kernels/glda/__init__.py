@@ -11,7 +11,8 @@ One module per sampler, on shared pieces:
 * :mod:`.cgs`: the exact collapsed Gibbs sweeps (``method="cgs"``);
 * :mod:`.alias`: the alias-table Metropolis-Hastings sweep (``method="alias-mh"``);
 * :mod:`.naive`: the O(D^3)-per-density baseline (benchmark and tests);
-* :mod:`.heldout`: Gibbs over held-out documents with the topics fixed.
+* :mod:`.heldout`: Gibbs over held-out documents with the topics fixed, and the
+  document-completion log density of held-out tokens under one state.
 
 Callers use the package namespace (``from bayeswe.kernels import glda as kern``;
 ``kern.sweep_cgs(...)``), which re-exports the kernels below.
@@ -41,7 +42,7 @@ from bayeswe.kernels.glda.common import (
     resync_topics,
     topic_move,
 )
-from bayeswe.kernels.glda.heldout import sweep_fixed
+from bayeswe.kernels.glda.heldout import completion_log_density, sweep_fixed
 from bayeswe.kernels.glda.naive import sweep_naive
 from bayeswe.kernels.glda.precision import (
     PRECISION_REFRESH,
@@ -55,6 +56,7 @@ __all__ = [
     "PRECISION_REFRESH",
     "all_topics_quad",
     "chol_factor",
+    "completion_log_density",
     "chol_rank1",
     "init_topics",
     "log_joint",
