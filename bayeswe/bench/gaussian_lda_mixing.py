@@ -110,8 +110,9 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     cpu = window[-1][0] - start
     if np.ptp(lp) <= 1e-9 * max(1.0, float(np.abs(lp).max())):
         # a chain that no longer moves (up to rounding) has no ESS to speak of
-        out.update(ess=None, ess_per_cpu_s=None, rhat=None, window_mean=float(lp.mean()),
-                   window_sd=0.0, window_cpu_s=cpu, window_start_cpu_s=start, frozen=True)  # fmt: skip
+        frozen = {"window_mean": float(lp.mean()), "window_sd": 0.0, "frozen": True}
+        out.update(ess=None, ess_per_cpu_s=None, rhat=None, window_cpu_s=cpu, **frozen)
+        out["window_start_cpu_s"] = start
         return out
     ess = float(az.ess(lp[None, :], method="bulk"))
     out.update(
