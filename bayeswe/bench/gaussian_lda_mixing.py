@@ -18,7 +18,7 @@ budgets of a fraction of a second.
   compilation on a throwaway copy, untimed for both.
 * Same clock and budget: CPU seconds of the sampling thread (``time.thread_time``; the
   kernels are single-threaded). Each sampler runs ``burn-in + window`` CPU seconds
-  (defaults per K in :data:`BUDGETS`: 15+30, 30+60 and 60+120 s for K = 20, 100, 500;
+  (defaults per K in :data:`BUDGETS`: 30+60, 90+180 and 120+240 s for K = 20, 100, 500;
   ``--burn-in`` and ``--window`` set them for every K); everything it does from the
   start is timed, table builds included.
 * ESS: ArviZ's bulk ESS of the ``lp`` trace of the sweeps that ended inside the window,
@@ -55,7 +55,7 @@ from bayeswe.bench import harness
 __all__ = ["BUDGETS", "build_parser", "cell", "main", "parse_variants", "run", "variant_name"]
 
 #: (burn-in, window) CPU seconds per K; other K use the largest K below them.
-BUDGETS: dict[int, tuple[float, float]] = {20: (15.0, 30.0), 100: (30.0, 60.0), 500: (60.0, 120.0)}
+BUDGETS: dict[int, tuple[float, float]] = {20: (30.0, 60.0), 100: (90.0, 180.0), 500: (120.0, 240.0)}
 QUICK_BUDGET = (0.2, 0.4)
 METHODS = {"cgs": "cgs", "alias": "alias-mh"}
 #: alias-MH's defaults: 2 MH steps per token, a table rebuilt after K uses (None).
