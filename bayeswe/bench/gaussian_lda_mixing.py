@@ -55,7 +55,11 @@ from bayeswe.bench import harness
 __all__ = ["BUDGETS", "build_parser", "cell", "main", "parse_variants", "run", "variant_name"]
 
 #: (burn-in, window) CPU seconds per K; other K use the largest K below them.
-BUDGETS: dict[int, tuple[float, float]] = {20: (30.0, 60.0), 100: (90.0, 180.0), 500: (120.0, 240.0)}
+BUDGETS: dict[int, tuple[float, float]] = {
+    20: (30.0, 60.0),
+    100: (90.0, 180.0),
+    500: (120.0, 240.0),
+}
 QUICK_BUDGET = (0.2, 0.4)
 METHODS = {"cgs": "cgs", "alias": "alias-mh"}
 #: alias-MH's defaults: 2 MH steps per token, a table rebuilt after K uses (None).
