@@ -1,9 +1,10 @@
-"""``bayeswe bench gaussian-lda-mixing``: alias-MH vs cgs in ESS of the log joint per CPU-second.
+"""``bayeswe bench gaussian-lda-mixing``: alias-MH vs cgs in ESS per CPU-second.
 
 **Question.** Per sweep alias-MH is much cheaper than exact collapsed Gibbs (``bayeswe
 bench gaussian-lda``), but its stale tables make each sweep mix less. What a user
-wants is a well-mixed chain soonest: effective draws of the log joint per CPU-second
-once at the plateau, and the CPU time to reach that plateau.
+wants is a well-mixed chain soonest: effective draws per CPU-second of the log joint
+and of the held-out log predictive once at the plateau, and the CPU time to reach
+that plateau.
 
 **Data.** The first ``--docs`` (default 100) documents of the Lee corpus with GloVe 6B
 50d vectors (D = 50, :func:`bayeswe.bench.gaussian_lda.lee_corpus`), the same corpus for
@@ -11,6 +12,19 @@ every K; priors of :func:`~bayeswe.bench.gaussian_lda.with_topics`. ``--no-real`
 unfetched Lee corpus: the benchmark's synthetic corpus (100 documents x 100 tokens).
 K = 20, 100, 500 (``--topics``). ``--quick``: 20 x 30 synthetic tokens, K = 10 and 20,
 budgets of a fraction of a second.
+
+**Held-out trace.** Every ``--heldout-every``-th token (default 10) of each document is
+held out of training (document completion; ``--no-heldout`` trains on all tokens). At
+about ``--heldout-points`` (default 150) evenly spaced CPU times of each sampler's run,
+the held-out tokens are scored under the current state: the mean over them of
+``log sum_k theta_dk t_k(v)`` with ``theta_dk = (n_dk + alpha_k) / (n_d + sum alpha)``
+and ``t_k`` the topic's t density of eq. (1)
+(:func:`bayeswe.kernels.glda.completion_log_density`). Scoring is off the clock.
+
+**Alias-MH settings.** ``--variants STEPS:REBUILD,...`` runs alias-MH once per setting
+(``mh_steps``; a word's table rebuilt after ``rebuild_every`` uses, ``K`` for K uses),
+each against the same cgs run. ``2:K``, the sampler's default, is the side ``alias``;
+another is ``alias_m{STEPS}_r{REBUILD}``.
 
 **Equal footing.**
 
@@ -21,22 +35,28 @@ budgets of a fraction of a second.
   (defaults per K in :data:`BUDGETS`: 30+60, 90+180 and 120+240 s for K = 20, 100, 500;
   ``--burn-in`` and ``--window`` set them for every K); everything it does from the
   start is timed, table builds included.
-* ESS: ArviZ's bulk ESS of the ``lp`` trace of the sweeps that ended inside the window,
-  divided by the CPU seconds of those sweeps. Split-R-hat of the same trace is
+* ESS: ArviZ's bulk ESS of the ``lp`` trace of the sweeps that ended inside the window
+  (and of the held-out trace's points inside it), divided by the CPU seconds of those
+  sweeps. Split-R-hat of the same trace is
   reported: far above 1 means the window is not at a plateau and its ESS is not
   meaningful.
-* Plateau: the mean ``lp`` of cgs's window minus one standard deviation of it; each
-  sampler's time to plateau is the CPU time of its first sweep at or above that level
-  (``None`` if never reached).
+* Plateau: the mean ``lp`` (held-out score) of cgs's window minus one standard
+  deviation of it; each sampler's time to plateau is the CPU time of its first sweep
+  (score) at or above that level (``None`` if never reached). While the window still
+  climbs, this is the time to reach the level cgs held in the middle of its window.
 * Seeds: ``--seeds`` (default 3) k-means starts and chains; cells (K, seed) run in
   ``--jobs`` worker processes, one thread each (CPU time, not wall time, is compared).
 
 **Summary keys** (medians over seeds; ``_min``/``_max`` the spread):
-``alias_ess_per_cpu_s_ratio_vs_cgs_k{K}``, ``..._min``, ``..._max``;
-``ess_per_cpu_s_cgs_k{K}``, ``ess_per_cpu_s_alias_k{K}``;
-``plateau_time_ratio_cgs_over_alias_k{K}`` (above 1: alias-MH reaches cgs's plateau
-sooner); ``sweep_speed_ratio_k{K}`` (alias sweeps per cgs sweep in the same CPU time,
-the secondary per-sweep key); ``rhat_max_k{K}``; ``corpus``.
+``alias_ess_per_cpu_s_ratio_vs_cgs_k{K}``, ``..._min``, ``..._max`` and
+``alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}`` (``_min``, ``_max``);
+``ess_per_cpu_s_{side}_k{K}``, ``heldout_ess_per_cpu_s_{side}_k{K}``;
+``plateau_time_ratio_cgs_over_alias_k{K}`` and ``heldout_plateau_time_ratio_..._k{K}``
+(above 1: alias-MH reaches cgs's plateau sooner); ``sweep_speed_ratio_k{K}`` (alias
+sweeps per cgs sweep in the same CPU time, the secondary per-sweep key);
+``rhat_max_k{K}``, ``rhat_max_heldout_k{K}``; ``corpus``. Each other setting has the
+same ratio keys prefixed by its side name (``alias_m8_rK_ess_per_cpu_s_ratio_vs_cgs_k{K}``,
+``alias_m8_rK_plateau_time_ratio_cgs_over_alias_k{K}``, ``alias_m8_rK_sweep_speed_ratio_k{K}``).
 """
 
 from __future__ import annotations
@@ -61,7 +81,6 @@ BUDGETS: dict[int, tuple[float, float]] = {
     500: (120.0, 240.0),
 }
 QUICK_BUDGET = (0.2, 0.4)
-METHODS = {"cgs": "cgs", "alias": "alias-mh"}
 #: alias-MH's defaults: 2 MH steps per token, a table rebuilt after K uses (None).
 DEFAULT_VARIANT: tuple[int, int | None] = (2, None)
 #: Every ``HELDOUT_EVERY``-th token of each document is held out (document completion).
@@ -222,15 +241,24 @@ def _run_side(
             return lp_trace, held_trace
 
 
-def _plateau(row: dict[str, Any], traces: dict[str, list[tuple[float, float]]], key: str) -> None:
-    # cgs's window mean minus one sd; each side's first CPU time at or above it
-    cgs = row["cgs"][key]
+def _plateau(
+    row: dict[str, Any], traces: dict[str, list[tuple[float, float]]], key: str | None
+) -> None:
+    # cgs's window mean minus one sd; each side's first CPU time at or above it. The
+    # lp's (key None) stay at the top level of the row and its sides.
+    def part(side: dict[str, Any]) -> dict[str, Any]:
+        return side if key is None else side[key]
+
+    cgs = part(row["cgs"])
     if cgs["window_mean"] is None:
         return
     level = cgs["window_mean"] - cgs["window_sd"]
-    cgs["plateau_level"] = level
+    if key is None:
+        row["plateau_level"] = level
+    else:
+        cgs["plateau_level"] = level
     for name, trace in traces.items():
-        row[name][key]["time_to_plateau_cpu_s"] = next((t for t, v in trace if v >= level), None)
+        part(row[name])["time_to_plateau_cpu_s"] = next((t for t, v in trace if v >= level), None)
 
 
 def cell(
@@ -286,8 +314,7 @@ def cell(
         if options:
             row[name]["mh_steps"] = options["mh_steps"]
             row[name]["rebuild_every"] = options["rebuild_every"] or K
-    # the lp keys stay at the side's top level (as before held-out traces existed)
-    _plateau_lp(row, lp_traces)
+    _plateau(row, lp_traces, None)
     if heldout is not None:
         _plateau(row, held_traces, "heldout")
     for name in sides:
@@ -309,16 +336,6 @@ def cell(
     return row
 
 
-def _plateau_lp(row: dict[str, Any], traces: dict[str, list[tuple[float, float]]]) -> None:
-    cgs = row["cgs"]
-    if cgs["window_mean"] is None:
-        return
-    level = cgs["window_mean"] - cgs["window_sd"]
-    row["plateau_level"] = level
-    for name, trace in traces.items():
-        row[name]["time_to_plateau_cpu_s"] = next((t for t, lp in trace if lp >= level), None)
-
-
 def _spread(values: list[float | None]) -> tuple[float | None, float | None, float | None]:
     vals = [v for v in values if v is not None]
     if not vals:
@@ -326,8 +343,9 @@ def _spread(values: list[float | None]) -> tuple[float | None, float | None, flo
     return float(np.median(vals)), float(min(vals)), float(max(vals))
 
 
-def _summary_for_k(summary: dict[str, Any], K: int, mine: list[dict[str, Any]],
-                   names: Sequence[str]) -> None:  # fmt: skip
+def _summary_for_k(
+    summary: dict[str, Any], K: int, mine: list[dict[str, Any]], names: Sequence[str]
+) -> None:
     tag = f"k{K}"
     for name in names:
         prefix = "alias_" if name == "alias" else f"{name}_"
@@ -343,9 +361,8 @@ def _summary_for_k(summary: dict[str, Any], K: int, mine: list[dict[str, Any]],
             [r.get(f"{lead}sweep_speed_ratio") for r in mine]
         )[0]
     for side in ("cgs", *names):
-        summary[f"ess_per_cpu_s_{side}_{tag}"] = _spread([r[side]["ess_per_cpu_s"] for r in mine])[
-            0
-        ]
+        lp_rates = [r[side]["ess_per_cpu_s"] for r in mine]
+        summary[f"ess_per_cpu_s_{side}_{tag}"] = _spread(lp_rates)[0]
         summary[f"heldout_ess_per_cpu_s_{side}_{tag}"] = _spread(
             [r[side]["heldout"]["ess_per_cpu_s"] for r in mine]
         )[0]
