@@ -21,10 +21,11 @@ the held-out tokens are scored under the current state: the mean over them of
 and ``t_k`` the topic's t density of eq. (1)
 (:func:`bayeswe.kernels.glda.completion_log_density`). Scoring is off the clock.
 
-**Alias-MH settings.** ``--variants STEPS:REBUILD,...`` runs alias-MH once per setting
-(``mh_steps``; a word's table rebuilt after ``rebuild_every`` uses, ``K`` for K uses),
-each against the same cgs run. ``2:K``, the sampler's default, is the side ``alias``;
-another is ``alias_m{STEPS}_r{REBUILD}``.
+**Alias-MH settings.** ``--variants STEPS:REBUILD[:AGE],...`` runs alias-MH once per
+setting (``mh_steps``; a word's table rebuilt after ``rebuild_every`` uses, ``K`` for K
+uses, and at its first use once ``max_table_age`` = AGE sweeps old), each against the
+same cgs run. ``2:K``, the sampler's default, is the side ``alias``; another is
+``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``).
 
 **Equal footing.**
 
@@ -72,7 +73,16 @@ import numpy as np
 
 from bayeswe.bench import harness
 
-__all__ = ["BUDGETS", "build_parser", "cell", "main", "parse_variants", "run", "variant_name"]
+__all__ = [
+    "BUDGETS",
+    "Variant",
+    "build_parser",
+    "cell",
+    "main",
+    "parse_variants",
+    "run",
+    "variant_name",
+]
 
 #: (burn-in, window) CPU seconds per K; other K use the largest K below them.
 BUDGETS: dict[int, tuple[float, float]] = {
@@ -81,8 +91,9 @@ BUDGETS: dict[int, tuple[float, float]] = {
     500: (120.0, 240.0),
 }
 QUICK_BUDGET = (0.2, 0.4)
-#: alias-MH's defaults: 2 MH steps per token, a table rebuilt after K uses (None).
-DEFAULT_VARIANT: tuple[int, int | None] = (2, None)
+#: alias-MH's defaults: 2 MH steps per token, a table rebuilt after K uses (None),
+#: no maximum age in sweeps (None).
+DEFAULT_VARIANT: tuple[int, int | None, int | None] = (2, None, None)
 #: Every ``HELDOUT_EVERY``-th token of each document is held out (document completion).
 HELDOUT_EVERY = 10
 #: Held-out evaluations over a side's whole budget (fewer if its sweeps are longer).
@@ -151,32 +162,43 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     return out
 
 
-def parse_variants(text: str) -> list[tuple[int, int | None]]:
-    """``"2:K,4:K,2:25"`` -> ``[(2, None), (4, None), (2, 25)]``: alias-MH's ``mh_steps``
-    and ``rebuild_every`` (``K``: the sampler's default, K uses)."""
-    out: list[tuple[int, int | None]] = []
+Variant = tuple[int, int | None, int | None]
+
+
+def parse_variants(text: str) -> list[Variant]:
+    """``"2:K,4:K,2:25,2:K:3"`` -> ``[(2, None, None), (4, None, None), (2, 25, None),
+    (2, None, 3)]``: alias-MH's ``mh_steps``, ``rebuild_every`` (``K``: the sampler's
+    default, K uses) and, optionally, ``max_table_age`` in sweeps."""
+    out: list[Variant] = []
     for item in (p.strip() for p in str(text).split(",")):
-        steps, sep, rebuild = item.partition(":")
+        parts = [p.strip() for p in item.split(":")]
+        if len(parts) > 3 or any(not p for p in parts):
+            raise ValueError(f"alias variant {item!r} is not STEPS:REBUILD[:AGE] (e.g. 4:K)")
         try:
-            m = int(steps)
-            r = None if rebuild.strip().upper() in ("", "K") else int(rebuild)
+            m = int(parts[0])
+            r = None if len(parts) < 2 or parts[1].upper() == "K" else int(parts[1])
+            a = int(parts[2]) if len(parts) == 3 else None
         except ValueError:
-            raise ValueError(f"alias variant {item!r} is not STEPS:REBUILD (e.g. 4:K)") from None
-        if m < 1 or (r is not None and r < 1) or (sep and not rebuild.strip()):
-            raise ValueError(f"alias variant {item!r}: STEPS and REBUILD must be >= 1 (or K)")
-        if (m, r) in out:
+            raise ValueError(
+                f"alias variant {item!r} is not STEPS:REBUILD[:AGE] (e.g. 4:K)"
+            ) from None
+        if m < 1 or (r is not None and r < 1) or (a is not None and a < 1):
+            raise ValueError(f"alias variant {item!r}: STEPS, REBUILD and AGE must be >= 1")
+        if (m, r, a) in out:
             raise ValueError(f"alias variant {item!r} is listed twice")
-        out.append((m, r))
+        out.append((m, r, a))
     if not out:
         raise ValueError("at least one alias variant is needed")
     return out
 
 
-def variant_name(mh_steps: int, rebuild_every: int | None) -> str:
-    """Side name of an alias-MH variant: ``alias`` for the default 2:K, else ``alias_m4_rK``."""
-    if (mh_steps, rebuild_every) == DEFAULT_VARIANT:
+def variant_name(mh_steps: int, rebuild_every: int | None, max_age: int | None = None) -> str:
+    """Side name of an alias-MH variant: ``alias`` for the default 2:K, else
+    ``alias_m4_rK`` (``alias_m2_rK_a3`` with a maximum table age)."""
+    if (mh_steps, rebuild_every, max_age) == DEFAULT_VARIANT:
         return "alias"
-    return f"alias_m{mh_steps}_r{'K' if rebuild_every is None else rebuild_every}"
+    name = f"alias_m{mh_steps}_r{'K' if rebuild_every is None else rebuild_every}"
+    return name if max_age is None else f"{name}_a{max_age}"
 
 
 def _split_heldout(problem: Any, every: int) -> tuple[Any, np.ndarray, np.ndarray]:
@@ -268,7 +290,7 @@ def cell(
     real: bool,
     quick: bool,
     override: tuple[float | None, float | None] = (None, None),
-    variants: Sequence[tuple[int, int | None]] = (DEFAULT_VARIANT,),
+    variants: Sequence[Variant] = (DEFAULT_VARIANT,),
     heldout_every: int = HELDOUT_EVERY,
     heldout_points: int = HELDOUT_POINTS,
 ) -> dict[str, Any]:
@@ -288,8 +310,9 @@ def cell(
         heldout = (held_doc, held_word)
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
     sides: dict[str, tuple[str, dict[str, Any]]] = {"cgs": ("cgs", {})}
-    for m, r in variants:
-        sides[variant_name(m, r)] = ("alias-mh", {"mh_steps": m, "rebuild_every": r})
+    for m, r, a in variants:
+        options = {"mh_steps": m, "rebuild_every": r, "max_table_age": a}
+        sides[variant_name(m, r, a)] = ("alias-mh", options)
     for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
         step(problem, copy.deepcopy(base), method=method)
     row: dict[str, Any] = {
@@ -314,6 +337,7 @@ def cell(
         if options:
             row[name]["mh_steps"] = options["mh_steps"]
             row[name]["rebuild_every"] = options["rebuild_every"] or K
+            row[name]["max_table_age"] = options["max_table_age"]
     _plateau(row, lp_traces, None)
     if heldout is not None:
         _plateau(row, held_traces, "heldout")
@@ -386,14 +410,14 @@ def run(
     quick: bool = False,
     burn_in: float | None = None,
     window: float | None = None,
-    variants: Sequence[tuple[int, int | None]] = (DEFAULT_VARIANT,),
+    variants: Sequence[Variant] = (DEFAULT_VARIANT,),
     heldout_every: int = HELDOUT_EVERY,
     heldout_points: int = HELDOUT_POINTS,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
     extra = (tuple(variants), heldout_every, heldout_points)
-    names = [variant_name(m, r) for m, r in variants]
+    names = [variant_name(*v) for v in variants]
     rows: list[dict[str, Any]] = []
 
     def brief(row: dict[str, Any]) -> dict[str, Any]:
@@ -442,14 +466,15 @@ def run(
             "methods": {
                 "cgs": "cgs",
                 **{
-                    variant_name(m, r): {
+                    variant_name(m, r, a): {
                         "method": "alias-mh",
                         "mh_steps": m,
                         "rebuild_every": "K" if r is None else r,
+                        "max_table_age": a,
                     }
-                    for m, r in variants
+                    for m, r, a in variants
                 },
-            },  # fmt: skip
+            },
         },
         "results": rows,
     }
@@ -474,8 +499,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument(
         "--variants",
         default="2:K",
-        help="alias-MH variants STEPS:REBUILD, comma-separated (MH steps per token, table "
-        "rebuilt after REBUILD uses; K = the number of topics); default 2:K, the sampler's",
+        help="alias-MH variants STEPS:REBUILD[:AGE], comma-separated (MH steps per token, "
+        "table rebuilt after REBUILD uses, K = the number of topics, or once AGE sweeps "
+        "old); default 2:K, the sampler's",
     )
     parser.add_argument(
         "--heldout-every",

@@ -296,6 +296,7 @@ def step(
     method: str = "cgs",
     mh_steps: int = 2,
     rebuild_every: int | None = None,
+    max_table_age: int | None = None,
     fresh_doc: bool = False,
     density: str = "precision",
     _broken: int = 0,
@@ -343,12 +344,19 @@ def step(
         iwork = np.empty(2 * K, dtype=np.int32)
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
+        every = K if rebuild_every is None else int(rebuild_every)
+        if max_table_age is not None:
+            # a sweep counts as ceil(every / age) uses of every built table, so a table
+            # is rebuilt at its first use once it is max_table_age sweeps old, however
+            # rarely its word occurs
+            built = state.uses >= 0
+            state.uses[built] += -(-every // int(max_table_age))
         precision = density == "precision"
         cache = _precision_cache(state) if precision else _no_precision_cache()
         kern.sweep_alias(
             *args, state.stale_logw, state.stale_logq, state.stale_t, state.alias_prob,
             state.alias_idx,
-            state.uses, K if rebuild_every is None else int(rebuild_every), int(mh_steps),
+            state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
             *cache,
         )  # fmt: skip
@@ -432,6 +440,13 @@ class GLDAGibbsArgs:
         built from past states make the chain slightly adaptive (see
         :func:`bayeswe.kernels.glda.sweep_alias`); a huge value freezes the tables after
         their first build, which is exact but lowers acceptance as topics move.
+    max_table_age
+        ``alias-mh``: a word's table is also rebuilt at its first use once it is this
+        many sweeps old (default None: by uses only). With ``rebuild_every = K`` a word
+        with a few tokens per sweep keeps a table for about K / tokens sweeps; while
+        the topics still move, its proposals then favour where its tokens were long
+        ago. Each sweep counts as ``ceil(rebuild_every / max_table_age)`` uses of every
+        built table.
     fresh_doc
         ``alias-mh``: the proposal's document term ``n_dk t(v | k)`` uses fresh topic
         parameters (True, the paper's choice; one solve per topic of the document) or
@@ -476,6 +491,7 @@ class GLDAGibbsArgs:
     thin: int | None = None
     mh_steps: int | None = None
     rebuild_every: int | None = None
+    max_table_age: int | None = None
     fresh_doc: bool | None = None
     density: str | None = None
     init: str | None = None
@@ -491,7 +507,9 @@ class GLDAGibbsArgs:
         args = build_options(cls, method, options)
         if method == "cgs":
             given = [
-                n for n in ("mh_steps", "rebuild_every", "fresh_doc") if options.get(n) is not None
+                n
+                for n in ("mh_steps", "rebuild_every", "max_table_age", "fresh_doc")
+                if options.get(n) is not None
             ]
             if given:
                 raise ValueError(f"option(s) {', '.join(given)} apply to method 'alias-mh' only")
@@ -504,6 +522,7 @@ class GLDAGibbsArgs:
             ("thin", 1),
             ("mh_steps", 1),
             ("rebuild_every", 1),
+            ("max_table_age", 1),
             ("threads", 1),
             ("checkpoint_every", 1),
         ):
@@ -523,6 +542,9 @@ class GLDAGibbsArgs:
             "thin": 1 if self.thin is None else int(self.thin),
             "mh_steps": 2 if self.mh_steps is None else int(self.mh_steps),
             "rebuild_every": K if self.rebuild_every is None else int(self.rebuild_every),
+            # None (no age limit) is also what a checkpoint written before the option
+            # existed holds, so it resumes
+            "max_table_age": None if self.max_table_age is None else int(self.max_table_age),
             "fresh_doc": False if self.fresh_doc is None else bool(self.fresh_doc),
             "density": "precision" if self.density is None else self.density,
             "init": "kmeans" if self.init is None else self.init,
@@ -627,6 +649,7 @@ def sample_gaussian_lda(
         "method": method,
         "mh_steps": settings["mh_steps"],
         "rebuild_every": settings["rebuild_every"],
+        "max_table_age": settings["max_table_age"],
         "fresh_doc": settings["fresh_doc"],
         "density": settings["density"],
     }
@@ -757,6 +780,7 @@ def sample_gaussian_lda(
             attrs.update(
                 mh_steps=settings["mh_steps"],
                 rebuild_every=settings["rebuild_every"],
+                max_table_age=json.dumps(settings["max_table_age"]),
                 fresh_doc=int(settings["fresh_doc"]),
                 alias_rebuilds=json.dumps(out["rebuilds"].tolist()),
             )

@@ -77,15 +77,17 @@ def test_budgets_can_be_set_for_every_k(run_bench) -> None:
 
 
 def test_alias_variants_each_get_their_ratios(run_bench) -> None:
-    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants", "2:K,4:3",
+    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants", "2:K,4:3,2:K:2",
                     "--no-heldout")  # fmt: skip
     assert out["settings"]["methods"]["alias_m4_r3"] == {
-        "method": "alias-mh", "mh_steps": 4, "rebuild_every": 3,
+        "method": "alias-mh", "mh_steps": 4, "rebuild_every": 3, "max_table_age": None,
     }  # fmt: skip
+    assert out["settings"]["methods"]["alias_m2_rK_a2"]["max_table_age"] == 2
     assert out["settings"]["heldout"] is None
     summary = out["summary"]
     row = out["results"][0]  # K = 10
     assert row["alias_m4_r3"]["mh_steps"] == 4 and row["alias"]["rebuild_every"] == 10
+    assert row["alias_m2_rK_a2"]["max_table_age"] == 2 and row["alias"]["max_table_age"] is None
     assert row["heldout_tokens"] == 0 and row["cgs"]["heldout"]["ess"] is None
     for prefix, lead in (("alias_", ""), ("alias_m4_r3_", "alias_m4_r3_")):
         name = prefix.rstrip("_")
@@ -101,10 +103,12 @@ def test_alias_variants_each_get_their_ratios(run_bench) -> None:
 def test_variant_parsing() -> None:
     from bayeswe.bench.gaussian_lda_mixing import parse_variants, variant_name
 
-    assert parse_variants("2:K, 8:k,1:50,3") == [(2, None), (8, None), (1, 50), (3, None)]
-    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50")] == [
-        "alias", "alias_m8_rK", "alias_m2_r50",
+    assert parse_variants("2:K, 8:k,1:50,3,2:K:3") == [
+        (2, None, None), (8, None, None), (1, 50, None), (3, None, None), (2, None, 3),
     ]  # fmt: skip
-    for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", ""):
+    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3")] == [
+        "alias", "alias_m8_rK", "alias_m2_r50", "alias_m2_rK_a3",
+    ]  # fmt: skip
+    for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", "", "2:K:0", "2:K:3:1", "2:K:x"):
         with pytest.raises(ValueError, match="alias variant|at least one"):
             parse_variants(bad)

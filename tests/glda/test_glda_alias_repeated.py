@@ -119,8 +119,14 @@ def _z(reference, draws: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"fresh_doc": True}, {"rebuild_every": 1}, {"rebuild_every": 10**9}],
-    ids=["default", "fresh-doc", "rebuild-every-use", "frozen-tables"],
+    [
+        {},
+        {"fresh_doc": True},
+        {"rebuild_every": 1},
+        {"rebuild_every": 10**9},
+        {"max_table_age": 2},
+    ],
+    ids=["default", "fresh-doc", "rebuild-every-use", "frozen-tables", "max-age-2"],
 )
 def test_alias_mh_matches_exact_cgs(problem, reference, default_draws, options) -> None:
     draws = _chains(problem, "alias-mh", ALIAS_SWEEPS, **options) if options else default_draws

@@ -115,9 +115,34 @@ def test_bad_options(tiny) -> None:
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, sweeps=0)
     with pytest.raises(ValueError, match="apply to method 'alias-mh' only"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, mh_steps=3)
+    with pytest.raises(ValueError, match="max_table_age apply to method 'alias-mh' only"):
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, max_table_age=3)
+    with pytest.raises(ValueError, match="max_table_age must be >= 1"):
+        bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, max_table_age=0)
     with pytest.raises(ValueError, match="chains must be a positive integer"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, chains=0)
     with pytest.raises(ValueError, match="take a bayeswe.glda.GaussianLDAData"):
         bayeswe.fit("gaussian_lda", {"K": 2}, method="cgs", seed=1)
     with pytest.raises(ValueError, match="is for model"):
         bayeswe.fit("sgns", tiny, method="alias-mh", seed=1)
+
+
+@pytest.mark.parametrize("age", [1, 2, 3])
+def test_max_table_age_rebuilds_every_table_once_per_age(synthetic, age: int) -> None:
+    """With tables never rebuilt by uses, every word type's table is rebuilt at its
+    first use once it is ``age`` sweeps old: exactly types x sweeps / age rebuilds."""
+    from bayeswe.samplers.gaussian_lda import init_state, step
+
+    problem = GLDAProblem.from_data(synthetic[0])
+    n_types = np.unique(problem.tok_word).size
+    state = init_state(problem, seed=4, method="alias-mh")
+    kw = {"method": "alias-mh", "rebuild_every": 10**9, "max_table_age": age}
+    assert step(problem, state, **kw).rebuilds == n_types  # first sweep: every table built
+    rebuilds = [step(problem, state, **kw).rebuilds for _ in range(6 * age)]
+    assert sum(rebuilds) == 6 * n_types
+    # every table was built in sweep 1, so all of them come due together
+    assert rebuilds == ([0] * (age - 1) + [n_types]) * 6
+    # without an age limit those tables are never rebuilt
+    state = init_state(problem, seed=4, method="alias-mh")
+    kw["max_table_age"] = None
+    assert [step(problem, state, **kw).rebuilds for _ in range(4)] == [n_types, 0, 0, 0]
