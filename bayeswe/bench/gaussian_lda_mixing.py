@@ -38,9 +38,10 @@ same cgs run. ``2:K``, the sampler's default, is the side ``alias``; another is
   start is timed, table builds included.
 * ESS: ArviZ's bulk ESS of the ``lp`` trace of the sweeps that ended inside the window
   (and of the held-out trace's points inside it), divided by the CPU seconds of those
-  sweeps. Split-R-hat of the same trace is
-  reported: far above 1 means the window is not at a plateau and its ESS is not
-  meaningful.
+  sweeps. A ratio counts only where it measures mixing: both windows' split-R-hat
+  below 1.1 and the alias-MH chain at cgs's plateau (a chain stuck below it has a flat
+  trace and a high ESS; a climbing one an ESS near 1). Otherwise the seed's ratio is
+  ``None`` and only its ``_ungated`` value is kept.
 * Plateau: the mean ``lp`` (held-out score) of cgs's window minus one standard
   deviation of it; each sampler's time to plateau is the CPU time of its first sweep
   (score) at or above that level (``None`` if never reached). While the window still
@@ -50,7 +51,10 @@ same cgs run. ``2:K``, the sampler's default, is the side ``alias``; another is
 
 **Summary keys** (medians over seeds; ``_min``/``_max`` the spread):
 ``alias_ess_per_cpu_s_ratio_vs_cgs_k{K}``, ``..._min``, ``..._max`` and
-``alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}`` (``_min``, ``_max``);
+``alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}`` (``_min``, ``_max``), over the seeds
+where the ratio counts (``..._seeds`` of them; ``None`` if none), and ``..._ungated``
+over all seeds; ``plateau_reached_seeds_k{K}`` and ``heldout_plateau_reached_seeds_k{K}``
+(seeds in which alias-MH reached cgs's plateau);
 ``ess_per_cpu_s_{side}_k{K}``, ``heldout_ess_per_cpu_s_{side}_k{K}``;
 ``plateau_time_ratio_cgs_over_alias_k{K}`` and ``heldout_plateau_time_ratio_..._k{K}``
 (above 1: alias-MH reaches cgs's plateau sooner); ``sweep_speed_ratio_k{K}`` (alias
@@ -98,6 +102,8 @@ DEFAULT_VARIANT: tuple[int, int | None, int | None] = (2, None, None)
 HELDOUT_EVERY = 10
 #: Held-out evaluations over a side's whole budget (fewer if its sweeps are longer).
 HELDOUT_POINTS = 150
+#: A window whose split-R-hat is below this counts as at a plateau.
+RHAT_PLATEAU = 1.1
 
 
 def _data(docs: int, real: bool, quick: bool) -> tuple[Any, str]:
@@ -349,15 +355,29 @@ def cell(
             mine = row[name] if sub is None else row[name][sub]
             ref = row["cgs"] if sub is None else row["cgs"][sub]
             ok = ref.get("ess_per_cpu_s") and mine.get("ess_per_cpu_s") is not None
-            row[f"{prefix or 'alias_'}{key}ess_per_cpu_s_ratio_vs_cgs"] = (
-                mine["ess_per_cpu_s"] / ref["ess_per_cpu_s"] if ok else None
-            )
+            ratio = mine["ess_per_cpu_s"] / ref["ess_per_cpu_s"] if ok else None
+            base = f"{prefix or 'alias_'}{key}ess_per_cpu_s_ratio_vs_cgs"
+            row[f"{base}_ungated"] = ratio
+            row[base] = ratio if ratio is not None and _at_plateau(ref, mine) else None
             t_cgs, t_alias = ref.get("time_to_plateau_cpu_s"), mine.get("time_to_plateau_cpu_s")
             row[f"{prefix}{key}plateau_time_ratio_cgs_over_alias"] = (
                 t_cgs / t_alias if t_cgs is not None and t_alias else None
             )
         row[f"{prefix}sweep_speed_ratio"] = row[name]["sweeps"] / max(row["cgs"]["sweeps"], 1)
     return row
+
+
+def _at_plateau(cgs: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether an ESS ratio measures mixing: both windows stationary (split-R-hat below
+    :data:`RHAT_PLATEAU`) and the other sampler at cgs's plateau. A chain stuck below
+    the plateau has a flat trace whose ESS is high; a climbing one has an ESS near 1."""
+    return (
+        cgs.get("rhat") is not None
+        and other.get("rhat") is not None
+        and cgs["rhat"] < RHAT_PLATEAU
+        and other["rhat"] < RHAT_PLATEAU
+        and other.get("time_to_plateau_cpu_s") is not None
+    )
 
 
 def _spread(values: list[float | None]) -> tuple[float | None, float | None, float | None]:
@@ -375,9 +395,17 @@ def _summary_for_k(
         prefix = "alias_" if name == "alias" else f"{name}_"
         lead = "" if name == "alias" else prefix
         for key in ("", "heldout_"):
-            med, lo, hi = _spread([r.get(f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs") for r in mine])
+            gated = [r.get(f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs") for r in mine]
             base = f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs_{tag}"
-            summary[base], summary[f"{base}_min"], summary[f"{base}_max"] = med, lo, hi
+            summary[base], summary[f"{base}_min"], summary[f"{base}_max"] = _spread(gated)
+            summary[f"{base}_seeds"] = sum(v is not None for v in gated)
+            summary[f"{base}_ungated"] = _spread(
+                [r.get(f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs_ungated") for r in mine]
+            )[0]
+            sub = (lambda side: side) if not key else (lambda side: side["heldout"])
+            summary[f"{lead}{key}plateau_reached_seeds_{tag}"] = sum(
+                sub(r[name]).get("time_to_plateau_cpu_s") is not None for r in mine
+            )
             summary[f"{lead}{key}plateau_time_ratio_cgs_over_alias_{tag}"] = _spread(
                 [r.get(f"{lead}{key}plateau_time_ratio_cgs_over_alias") for r in mine]
             )[0]
