@@ -310,6 +310,9 @@ def step(
     :func:`bayeswe.kernels.glda.sweep_cgs`). Same conditional, same factor updates;
     the draws agree until rounding first differs.
 
+    ``mh_steps``, ``rebuild_every``, ``max_table_age`` and ``fresh_doc`` are the
+    ``alias-mh`` options of :class:`GLDAGibbsArgs`.
+
     ``_broken`` (tests only) selects a deliberately wrong MH acceptance in
     ``alias-mh``: 1 = always accept, 2 = log-densities in place of densities; -1 is
     correct but takes the general code path instead of the fast one of
