@@ -150,9 +150,8 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     cpu = window[-1][0] - start
     if np.ptp(lp) <= 1e-9 * max(1.0, float(np.abs(lp).max())):
         # a chain that no longer moves (up to rounding) has no ESS to speak of
-        frozen = {"window_mean": float(lp.mean()), "window_sd": 0.0, "frozen": True}
-        out.update(ess=None, ess_per_cpu_s=None, rhat=None, window_cpu_s=cpu, **frozen)
-        out["window_start_cpu_s"] = start
+        out.update(ess=None, ess_per_cpu_s=None, rhat=None, window_cpu_s=cpu, frozen=True)
+        out.update(window_start_cpu_s=start, window_mean=float(lp.mean()), window_sd=0.0)
         return out
     ess = float(az.ess(lp[None, :], method="bulk"))
     out.update(
@@ -269,15 +268,17 @@ def _run_side(
             return lp_trace, held_trace
 
 
+def _trace(side: dict[str, Any], key: str | None) -> dict[str, Any]:
+    """A side's statistics of one trace: the lp's (``key`` None) are at the side's top
+    level, the held-out trace's under ``"heldout"``."""
+    return side if key is None else side[key]
+
+
 def _plateau(
     row: dict[str, Any], traces: dict[str, list[tuple[float, float]]], key: str | None
 ) -> None:
-    # cgs's window mean minus one sd; each side's first CPU time at or above it. The
-    # lp's (key None) stay at the top level of the row and its sides.
-    def part(side: dict[str, Any]) -> dict[str, Any]:
-        return side if key is None else side[key]
-
-    cgs = part(row["cgs"])
+    # cgs's window mean minus one sd; each side's first CPU time at or above it
+    cgs = _trace(row["cgs"], key)
     if cgs["window_mean"] is None:
         return
     level = cgs["window_mean"] - cgs["window_sd"]
@@ -286,7 +287,9 @@ def _plateau(
     else:
         cgs["plateau_level"] = level
     for name, trace in traces.items():
-        part(row[name])["time_to_plateau_cpu_s"] = next((t for t, v in trace if v >= level), None)
+        _trace(row[name], key)["time_to_plateau_cpu_s"] = next(
+            (t for t, v in trace if v >= level), None
+        )
 
 
 def cell(
@@ -352,13 +355,12 @@ def cell(
             continue
         prefix = "" if name == "alias" else f"{name}_"
         for key, sub in (("", None), ("heldout_", "heldout")):
-            mine = row[name] if sub is None else row[name][sub]
-            ref = row["cgs"] if sub is None else row["cgs"][sub]
+            mine, ref = _trace(row[name], sub), _trace(row["cgs"], sub)
             ok = ref.get("ess_per_cpu_s") and mine.get("ess_per_cpu_s") is not None
             ratio = mine["ess_per_cpu_s"] / ref["ess_per_cpu_s"] if ok else None
-            base = f"{prefix or 'alias_'}{key}ess_per_cpu_s_ratio_vs_cgs"
-            row[f"{base}_ungated"] = ratio
-            row[base] = ratio if ratio is not None and _at_plateau(ref, mine) else None
+            ratio_key = f"{prefix or 'alias_'}{key}ess_per_cpu_s_ratio_vs_cgs"
+            row[f"{ratio_key}_ungated"] = ratio
+            row[ratio_key] = ratio if ratio is not None and _at_plateau(ref, mine) else None
             t_cgs, t_alias = ref.get("time_to_plateau_cpu_s"), mine.get("time_to_plateau_cpu_s")
             row[f"{prefix}{key}plateau_time_ratio_cgs_over_alias"] = (
                 t_cgs / t_alias if t_cgs is not None and t_alias else None
@@ -402,9 +404,9 @@ def _summary_for_k(
             summary[f"{base}_ungated"] = _spread(
                 [r.get(f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs_ungated") for r in mine]
             )[0]
-            sub = (lambda side: side) if not key else (lambda side: side["heldout"])
+            trace_key = "heldout" if key else None
             summary[f"{lead}{key}plateau_reached_seeds_{tag}"] = sum(
-                sub(r[name]).get("time_to_plateau_cpu_s") is not None for r in mine
+                _trace(r[name], trace_key).get("time_to_plateau_cpu_s") is not None for r in mine
             )
             summary[f"{lead}{key}plateau_time_ratio_cgs_over_alias_{tag}"] = _spread(
                 [r.get(f"{lead}{key}plateau_time_ratio_cgs_over_alias") for r in mine]
@@ -420,10 +422,10 @@ def _summary_for_k(
         )[0]
     for key, sub in (("rhat_max", None), ("rhat_max_heldout", "heldout")):
         rhats = [
-            (r[s] if sub is None else r[s][sub])["rhat"]
+            _trace(r[s], sub)["rhat"]
             for r in mine
             for s in ("cgs", *names)
-            if (r[s] if sub is None else r[s][sub])["rhat"] is not None
+            if _trace(r[s], sub)["rhat"] is not None
         ]
         summary[f"{key}_{tag}"] = max(rhats) if rhats else None
 
