@@ -431,7 +431,7 @@ def test_data_without_pairs_or_tokens_is_an_error_for_every_method(small_data) -
 # ------------------------------------------------------------------- interrupts, crashes
 
 _SIGNAL_CHILD = """
-import os, signal, sys
+import signal, sys
 sys.path.insert(0, {tests!r})
 from pathlib import Path
 from conftest import identified_data
@@ -441,7 +441,10 @@ data = identified_data(8, 2, 3000, seed=3)
 
 def stop(done):
     if done == 12:
-        os.kill(os.getpid(), signal.{signal})
+        # raise() delivers to this (the main) thread before it returns, so the handler
+        # runs inside this callback; os.kill could land on another thread that a loaded
+        # machine leaves unscheduled until the run has finished
+        signal.raise_signal(signal.{signal})
 
 sample_pg_gibbs(data, seed=5, checkpoint=Path({path!r}), checkpoint_every=5, callback=stop,
                 **{run!r})
