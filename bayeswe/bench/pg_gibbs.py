@@ -17,7 +17,9 @@ on the paper's Table 3 grid: N in {5e5, 5e4}, (K, V) in {(20, 200), (10, 200),
 for the question of where Gibbs overtakes NUTS as K, V and N grow; NUTS runs "as far as
 it finishes": ``--nuts-timeout SECONDS`` stops a chain that runs longer (the setting is
 then recorded as unfinished for NUTS, its other seeds are not started, and Gibbs still
-runs). ``--no-per-block`` leaves out Algorithm 1. Congress scale:
+runs). ``--nuts-jobs J`` runs J NUTS chains (seeds) side by side, one core each, once
+the Gibbs runs have finished alone; each chain's seconds per leapfrog step are recorded
+to show whether they slowed each other. ``--no-per-block`` leaves out Algorithm 1. Congress scale:
 V = 5000, K = 100, ~3e6 unique pairs drawn Zipf-like (:func:`_congress`).
 ``--quick``: the one setting (100, 5, 5e4, 1), 100 warm-up + 200 kept iterations,
 Congress at V = 1000, K = 20, 1e5 pairs, 2 sweeps, the GFLOP/s workload on 32 rows.
@@ -81,6 +83,7 @@ process (its own peak RSS), with all Numba threads and with each ``--threads`` c
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import re
 import statistics
 import time
@@ -231,6 +234,46 @@ def _spread(values: Sequence[float]) -> dict[str, float]:
     }
 
 
+def _nuts_chain(
+    data: dict[str, Any],
+    start: dict[str, np.ndarray],
+    seed: int,
+    warmup: int,
+    draws: int,
+    pairs: np.ndarray,
+    timeout: float | None,
+) -> dict[str, Any]:
+    """One NUTS chain (one core) from ``start``: its ESS record and its phase times.
+
+    Raises :class:`~bayeswe.errors.StanTimeoutError` when it runs past ``timeout``.
+    ``s_per_leapfrog`` (sampling seconds over the sampling phase's leapfrog steps) is
+    the cost of one gradient, which does not depend on N once every pair is present:
+    it shows whether chains run side by side (``--nuts-jobs``) slowed each other.
+    """
+    import tempfile
+
+    import bayeswe
+
+    with tempfile.TemporaryDirectory(prefix="bayeswe-bench-nuts-") as tmp:
+        n = bayeswe.fit(
+            "sgns_identified", data, method="nuts", seed=seed, chains=1,
+            iter_warmup=warmup, iter_sampling=draws, inits=start,
+            output_dir=tmp, timeout=timeout,
+        )  # fmt: skip
+        warm_s, sampling_s = stan_phase_times(Path(tmp))
+    steps = n.sample_stats["n_steps"].values
+    return {
+        "seed": seed,
+        **_ess_record(n, pairs, sampling_s, float(n.attrs["wall_time"])),
+        "warmup_s": warm_s,
+        "sampling_s": sampling_s,
+        "wall_s": float(n.attrs["wall_time"]),
+        "leapfrogs_per_draw": float(steps.mean()),
+        "s_per_leapfrog": sampling_s / float(steps.sum()),
+        "max_treedepth_fraction": float(np.mean(n.sample_stats["tree_depth"].values >= 10)),
+    }
+
+
 def _setting(
     V: int,
     K: int,
@@ -247,6 +290,7 @@ def _setting(
     nuts_timeout: float | None = None,
     per_block: bool = True,
     overrelax: float = 0.0,
+    nuts_jobs: int = 1,
 ) -> dict[str, Any]:
     """Gibbs (each thread count, and Algorithm 1) and NUTS at one setting, over ``seeds``.
 
@@ -260,10 +304,10 @@ def _setting(
     Each seed is one chain on each side; the ratio's spread pairs the i-th seed of
     each side. A NUTS chain stopped by ``nuts_timeout`` marks the setting unfinished
     for NUTS (``nuts_finished`` false, no ratio); the remaining seeds are not started.
+    With ``nuts_jobs`` > 1 that many NUTS chains (one seed each, each a one-threaded
+    Stan process) run at the same time, after every Gibbs run has finished alone; a
+    chain stopped by the timeout then leaves the chains already running to finish.
     """
-    import tempfile
-
-    import bayeswe
     from bayeswe.errors import StanTimeoutError
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
     from bayeswe.sgns import simulate_sgns
@@ -314,37 +358,39 @@ def _setting(
         if "nuts" not in cache[key]:
             cache[key]["nuts"] = []
             cache[key]["nuts_stopped"] = None
-            for seed in seeds:
-                with tempfile.TemporaryDirectory(prefix="bayeswe-bench-nuts-") as tmp:
-                    try:
-                        n = bayeswe.fit(
-                            "sgns_identified", data, method="nuts", seed=seed, chains=1,
-                            iter_warmup=warmup, iter_sampling=draws, inits=start,
-                            output_dir=tmp, timeout=nuts_timeout,
-                        )  # fmt: skip
-                    except StanTimeoutError:
+
+            def chain(seed: int) -> dict[str, Any] | None:
+                try:
+                    return _nuts_chain(data, start, seed, warmup, draws, pairs, nuts_timeout)
+                except StanTimeoutError:
+                    return None
+
+            if nuts_jobs == 1:
+                for seed in seeds:
+                    record = chain(seed)
+                    if record is None:
                         # "as far as it finishes": the other seeds would not finish either
                         cache[key]["nuts_stopped"] = {"seed": seed, "timeout_s": nuts_timeout}
                         harness.progress({"nuts_stopped": cache[key]["nuts_stopped"]})
                         break
-                    warm_s, sampling_s = stan_phase_times(Path(tmp))
-                steps = n.sample_stats["n_steps"].values
-                cache[key]["nuts"].append(
-                    {
-                        "seed": seed,
-                        **_ess_record(n, pairs, sampling_s, float(n.attrs["wall_time"])),
-                        "warmup_s": warm_s,
-                        "sampling_s": sampling_s,
-                        "wall_s": float(n.attrs["wall_time"]),
-                        "leapfrogs_per_draw": float(steps.mean()),
-                        "max_treedepth_fraction": float(
-                            np.mean(n.sample_stats["tree_depth"].values >= 10)
-                        ),
-                    }
-                )
-                harness.progress({"nuts": cache[key]["nuts"][-1]})
+                    cache[key]["nuts"].append(record)
+                    harness.progress({"nuts": record})
+            else:
+                # each chain is its own single-threaded Stan process, one per core
+                with concurrent.futures.ThreadPoolExecutor(max_workers=nuts_jobs) as pool:
+                    records = list(pool.map(chain, seeds))
+                for seed, record in zip(seeds, records, strict=True):
+                    if record is None:
+                        if cache[key]["nuts_stopped"] is None:
+                            stop = {"seed": seed, "timeout_s": nuts_timeout}
+                            cache[key]["nuts_stopped"] = stop
+                            harness.progress({"nuts_stopped": stop})
+                    else:
+                        cache[key]["nuts"].append(record)
+                        harness.progress({"nuts": record})
         out["nuts_warmup"], out["nuts_draws"] = warmup, draws
         out["nuts_timeout_s"] = nuts_timeout
+        out["nuts_jobs"] = nuts_jobs
         out["nuts_finished"] = cache[key]["nuts_stopped"] is None
         out["nuts_stopped"] = cache[key]["nuts_stopped"]
         if out["nuts_finished"]:
@@ -588,6 +634,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         help="stop a NUTS chain after this long and record its setting as unfinished",
     )
     parser.add_argument(
+        "--nuts-jobs",
+        type=int,
+        default=1,
+        metavar="J",
+        help="run J NUTS chains (seeds) at a time, each on one core, after the Gibbs runs "
+        "(default 1: one at a time)",
+    )
+    parser.add_argument(
         "--no-per-block", action="store_true", help="leave out Algorithm 1 (omega per block)"
     )
     parser.add_argument(
@@ -612,6 +666,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise harness.BenchError(f"--overrelax must be in (-1, 1), got {args.overrelax}")
     if args.nuts_timeout is not None and not args.nuts_timeout > 0:
         raise harness.BenchError(f"--nuts-timeout must be positive, got {args.nuts_timeout}")
+    if args.nuts_jobs < 1:
+        raise harness.BenchError(f"--nuts-jobs must be at least 1, got {args.nuts_jobs}")
     grid: list[tuple[int, int, int, int, str]]
     if args.setting:
         grid = [parse_setting(item) for item in args.setting]
@@ -629,7 +685,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for S in (10, 1)
         ]
     threads = sorted({min(int(t), numba.config.NUMBA_NUM_THREADS) for t in args.threads.split(",")})
-    result: dict[str, Any] = {"gibbs_threads": threads, "nuts": "1 chain (1 core)"}
+    result: dict[str, Any] = {
+        "gibbs_threads": threads,
+        "nuts": "1 chain (1 core)"
+        if args.nuts_jobs == 1
+        else f"1 chain (1 core) per seed, {args.nuts_jobs} chains at a time",
+    }
     # The short parts first; each part is also printed to stderr as soon as it is done.
     # One thread on both sides: on a shared machine a multi-threaded BLAS (or prange) call
     # waits for its slowest thread, and other users' processes make that reading erratic.
@@ -659,7 +720,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             _setting(
                 V, K, N, S, warmup, draws, not args.no_nuts, seeds, args.seed, threads, cache,
                 dist=dist, nuts_timeout=args.nuts_timeout, per_block=not args.no_per_block,
-                overrelax=args.overrelax,
+                overrelax=args.overrelax, nuts_jobs=args.nuts_jobs,
             )
         )  # fmt: skip
         harness.progress(settings[-1])

@@ -148,3 +148,25 @@ def test_the_largest_finished_setting_is_largest_in_k_times_v_then_n() -> None:
         "ess_per_s_ratio_vs_nuts_largest_finished_max": 4.0,
         "largest_finished_setting": "200,20,500000,1,uniform",
     }
+
+
+def test_nuts_chains_run_side_by_side_give_the_chains_of_a_serial_run(run_bench) -> None:
+    # --nuts-jobs 2 runs the two seeds' chains at the same time; each chain depends only on
+    # its seed, so its draws (here its ESS) are those of the one-at-a-time run
+    common = (
+        "--quick", "--no-per-block", "--no-congress", "--threads", "1", "--seeds", "1,2",
+        "--overrelax", "0",
+    )  # fmt: skip
+    side_by_side = run_bench("pg-gibbs", *common, "--nuts-jobs", "2")
+    serial = run_bench("pg-gibbs", *common)
+    (together,), (alone,) = side_by_side["settings"], serial["settings"]
+    assert (together["nuts_jobs"], alone["nuts_jobs"]) == (2, 1)
+    assert side_by_side["nuts"] == "1 chain (1 core) per seed, 2 chains at a time"
+    rows = together["runs"]["nuts"]
+    assert [r["seed"] for r in rows] == [1, 2]
+    assert [r["ess"] for r in rows] == [r["ess"] for r in alone["runs"]["nuts"]]
+    for r in rows:
+        total_leapfrogs = r["leapfrogs_per_draw"] * together["nuts_draws"]
+        assert r["s_per_leapfrog"] == pytest.approx(r["sampling_s"] / total_leapfrogs)
+    with pytest.raises(harness.BenchError, match="--nuts-jobs must be at least 1"):
+        bench.run(bench.build_parser().parse_args(["--nuts-jobs", "0"]))
