@@ -438,12 +438,15 @@ from conftest import identified_data
 from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
 
 data = identified_data(8, 2, 3000, seed=3)
+# A job started with & by a non-interactive shell (CI scripts, nohup) inherits SIGINT
+# ignored, and Python then installs no KeyboardInterrupt handler: put back the one an
+# interactive Ctrl-C meets.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def stop(done):
     if done == 12:
         # raise() delivers to this (the main) thread before it returns, so the handler
-        # runs inside this callback; os.kill could land on another thread that a loaded
-        # machine leaves unscheduled until the run has finished
+        # runs inside this callback
         signal.raise_signal(signal.{signal})
 
 sample_pg_gibbs(data, seed=5, checkpoint=Path({path!r}), checkpoint_every=5, callback=stop,
