@@ -86,6 +86,7 @@ import argparse
 import concurrent.futures
 import re
 import statistics
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -305,8 +306,8 @@ def _setting(
     each side. A NUTS chain stopped by ``nuts_timeout`` marks the setting unfinished
     for NUTS (``nuts_finished`` false, no ratio); the remaining seeds are not started.
     With ``nuts_jobs`` > 1 that many NUTS chains (one seed each, each a one-threaded
-    Stan process) run at the same time, after every Gibbs run has finished alone; a
-    chain stopped by the timeout then leaves the chains already running to finish.
+    Stan process) run at the same time, after every Gibbs run has finished alone; once
+    a chain is stopped, the chains already running finish and no other is started.
     """
     from bayeswe.errors import StanTimeoutError
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
@@ -358,34 +359,26 @@ def _setting(
         if "nuts" not in cache[key]:
             cache[key]["nuts"] = []
             cache[key]["nuts_stopped"] = None
+            stopped = threading.Event()
 
-            def chain(seed: int) -> dict[str, Any] | None:
+            def chain(seed: int) -> dict[str, Any] | str:
+                if stopped.is_set():
+                    # "as far as it finishes": the other seeds would not finish either
+                    return "not started"
                 try:
                     return _nuts_chain(data, start, seed, warmup, draws, pairs, nuts_timeout)
                 except StanTimeoutError:
-                    return None
+                    stopped.set()
+                    return "stopped"
 
-            if nuts_jobs == 1:
-                for seed in seeds:
-                    record = chain(seed)
-                    if record is None:
-                        # "as far as it finishes": the other seeds would not finish either
+            # each chain is its own single-threaded Stan process; the pool hands out the
+            # seeds in order and its map returns their records in that order
+            with concurrent.futures.ThreadPoolExecutor(max_workers=nuts_jobs) as pool:
+                for seed, record in zip(seeds, pool.map(chain, seeds), strict=True):
+                    if record == "stopped" and cache[key]["nuts_stopped"] is None:
                         cache[key]["nuts_stopped"] = {"seed": seed, "timeout_s": nuts_timeout}
                         harness.progress({"nuts_stopped": cache[key]["nuts_stopped"]})
-                        break
-                    cache[key]["nuts"].append(record)
-                    harness.progress({"nuts": record})
-            else:
-                # each chain is its own single-threaded Stan process, one per core
-                with concurrent.futures.ThreadPoolExecutor(max_workers=nuts_jobs) as pool:
-                    records = list(pool.map(chain, seeds))
-                for seed, record in zip(seeds, records, strict=True):
-                    if record is None:
-                        if cache[key]["nuts_stopped"] is None:
-                            stop = {"seed": seed, "timeout_s": nuts_timeout}
-                            cache[key]["nuts_stopped"] = stop
-                            harness.progress({"nuts_stopped": stop})
-                    else:
+                    elif isinstance(record, dict):
                         cache[key]["nuts"].append(record)
                         harness.progress({"nuts": record})
         out["nuts_warmup"], out["nuts_draws"] = warmup, draws
