@@ -16,10 +16,11 @@ on the paper's Table 3 grid: N in {5e5, 5e4}, (K, V) in {(20, 200), (10, 200),
 :data:`SCALING_GRID`, the Table 3 settings at S = 1 followed by larger Zipf settings,
 for the question of where Gibbs overtakes NUTS as K, V and N grow; NUTS runs "as far as
 it finishes": ``--nuts-timeout SECONDS`` stops a chain that runs longer (the setting is
-then recorded as unfinished for NUTS, its other seeds are not started, and Gibbs still
-runs). ``--nuts-jobs J`` runs J NUTS chains (seeds) side by side, one core each, once
-the Gibbs runs have finished alone; each chain's seconds per leapfrog step are recorded
-to show whether they slowed each other. ``--no-per-block`` leaves out Algorithm 1. Congress scale:
+then recorded as unfinished for NUTS, with the iteration each stopped chain had reached;
+its other seeds are not started, and Gibbs still runs). ``--nuts-jobs J`` runs J NUTS
+chains (seeds) side by side, one core each, once the Gibbs runs have finished alone;
+each chain's seconds per leapfrog step are recorded to show whether they slowed each
+other. ``--no-per-block`` leaves out Algorithm 1. Congress scale:
 V = 5000, K = 100, ~3e6 unique pairs drawn Zipf-like (:func:`_congress`).
 ``--quick``: the one setting (100, 5, 5e4, 1), 100 warm-up + 200 kept iterations,
 Congress at V = 1000, K = 20, 1e5 pairs, 2 sweeps, the GFLOP/s workload on 32 rows.
@@ -180,6 +181,18 @@ def parse_setting(text: str) -> tuple[int, int, int, int, str]:
 
 
 _ELAPSED = re.compile(r"([0-9.eE+-]+) seconds \((Warm-up|Sampling)\)")
+_ITERATION = re.compile(r"Iteration:\s*(\d+)\s*/\s*(\d+)")
+
+#: Stan prints its progress every this many iterations in the benchmark's NUTS chains,
+#: so that a chain stopped by the timeout says how far it got (printing is not timed
+#: apart: it is a line per 10 iterations of a chain that takes seconds per iteration).
+NUTS_REFRESH = 10
+
+
+def iterations_reached(console: str) -> int:
+    """The last iteration Stan reported in ``console`` (0 when it reported none)."""
+    found = _ITERATION.findall(console)
+    return int(found[-1][0]) if found else 0
 
 
 def stan_phase_times(output_dir: Path) -> tuple[float, float]:
@@ -259,7 +272,7 @@ def _nuts_chain(
         n = bayeswe.fit(
             "sgns_identified", data, method="nuts", seed=seed, chains=1,
             iter_warmup=warmup, iter_sampling=draws, inits=start,
-            output_dir=tmp, timeout=timeout,
+            output_dir=tmp, timeout=timeout, refresh=NUTS_REFRESH,
         )  # fmt: skip
         warm_s, sampling_s = stan_phase_times(Path(tmp))
     steps = n.sample_stats["n_steps"].values
@@ -305,6 +318,9 @@ def _setting(
     Each seed is one chain on each side; the ratio's spread pairs the i-th seed of
     each side. A NUTS chain stopped by ``nuts_timeout`` marks the setting unfinished
     for NUTS (``nuts_finished`` false, no ratio); the remaining seeds are not started.
+    Every stopped chain is listed in ``nuts_stopped_chains`` with the last iteration
+    Stan reported (to within :data:`NUTS_REFRESH`) of its ``warmup + draws``: how far
+    NUTS got in the time Gibbs was measured against.
     With ``nuts_jobs`` > 1 that many NUTS chains (one seed each, each a one-threaded
     Stan process) run at the same time, after every Gibbs run has finished alone; once
     a chain is stopped, the chains already running finish and no other is started.
@@ -359,25 +375,34 @@ def _setting(
         if "nuts" not in cache[key]:
             cache[key]["nuts"] = []
             cache[key]["nuts_stopped"] = None
+            cache[key]["nuts_stopped_chains"] = []
             stopped = threading.Event()
 
-            def chain(seed: int) -> dict[str, Any] | str:
+            def chain(seed: int) -> dict[str, Any] | int | None:
+                """A finished chain's record, the iteration a stopped one reached, or None."""
                 if stopped.is_set():
                     # "as far as it finishes": the other seeds would not finish either
-                    return "not started"
+                    return None
                 try:
                     return _nuts_chain(data, start, seed, warmup, draws, pairs, nuts_timeout)
-                except StanTimeoutError:
+                except StanTimeoutError as exc:
                     stopped.set()
-                    return "stopped"
+                    return iterations_reached(exc.stan_message)
 
             # each chain is its own single-threaded Stan process; the pool hands out the
             # seeds in order and its map returns their records in that order
             with concurrent.futures.ThreadPoolExecutor(max_workers=nuts_jobs) as pool:
                 for seed, record in zip(seeds, pool.map(chain, seeds), strict=True):
-                    if record == "stopped" and cache[key]["nuts_stopped"] is None:
-                        cache[key]["nuts_stopped"] = {"seed": seed, "timeout_s": nuts_timeout}
-                        harness.progress({"nuts_stopped": cache[key]["nuts_stopped"]})
+                    if isinstance(record, int):
+                        reached = {
+                            "seed": seed,
+                            "iterations_reached": record,
+                            "iterations": warmup + draws,
+                        }
+                        cache[key]["nuts_stopped_chains"].append(reached)
+                        harness.progress({"nuts_stopped": reached})
+                        if cache[key]["nuts_stopped"] is None:
+                            cache[key]["nuts_stopped"] = {"seed": seed, "timeout_s": nuts_timeout}
                     elif isinstance(record, dict):
                         cache[key]["nuts"].append(record)
                         harness.progress({"nuts": record})
@@ -386,6 +411,7 @@ def _setting(
         out["nuts_jobs"] = nuts_jobs
         out["nuts_finished"] = cache[key]["nuts_stopped"] is None
         out["nuts_stopped"] = cache[key]["nuts_stopped"]
+        out["nuts_stopped_chains"] = cache[key]["nuts_stopped_chains"]
         if out["nuts_finished"]:
             sides["nuts"] = cache[key]["nuts"]
         else:  # the finished chains are kept for the record, but give no ratio

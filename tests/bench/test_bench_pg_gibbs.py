@@ -91,6 +91,11 @@ def test_a_nuts_chain_stopped_by_the_timeout_leaves_its_setting_without_a_ratio(
     assert setting["distribution"] == "zipf" and setting["nuts_finished"] is False
     # the first chain was stopped, so the second seed was not started
     assert setting["nuts_stopped"] == {"seed": 1, "timeout_s": 0.5}
+    (reached,) = setting["nuts_stopped_chains"]
+    assert reached["seed"] == 1 and reached["iterations"] == 1200
+    # Stan reports iteration 1 and then every NUTS_REFRESH iterations
+    progress = reached["iterations_reached"]
+    assert progress in (0, 1, 201) or (progress % bench.NUTS_REFRESH == 0 and progress < 1200)
     assert setting["nuts_runs_before_stop"] == []
     # Gibbs still ran; neither Algorithm 1 nor the overrelaxed side (--overrelax 0)
     assert set(setting["runs"]) == {"gibbs_t1"}
@@ -101,6 +106,18 @@ def test_a_nuts_chain_stopped_by_the_timeout_leaves_its_setting_without_a_ratio(
     assert summary["ess_per_s_ratio_vs_nuts_by_setting"] == {"100,5,50000,1,zipf": None}
     assert summary["ess_per_s_ratio_vs_nuts"] is None
     assert summary["largest_finished_setting"] is None
+
+
+def test_a_stopped_chain_reports_the_last_iteration_stan_printed() -> None:
+    console = (
+        "method = sample (Default)\n"
+        "Iteration:   1 / 700 [  0%]  (Warmup)\n"
+        "Iteration:  10 / 700 [  1%]  (Warmup)\n"
+        "Iteration: 201 / 700 [ 28%]  (Sampling)\n"
+        "Iteration: 210 / 700 [ 30%]  (Sampling)\n"
+    )
+    assert bench.iterations_reached(console) == 210
+    assert bench.iterations_reached("method = sample (Default)\n") == 0
 
 
 def test_settings_are_parsed_with_their_distribution_and_bad_ones_are_named() -> None:
