@@ -135,3 +135,31 @@ def test_variant_parsing() -> None:
     for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", "", "2:K:0", "2:K:3:1", "2:K:x"):
         with pytest.raises(ValueError, match="alias variant|at least one"):
             parse_variants(bad)
+
+
+def test_the_heldout_split_takes_every_nth_token_of_each_document() -> None:
+    import dataclasses
+
+    import numpy as np
+
+    from bayeswe.bench.gaussian_lda_mixing import _split_heldout
+
+    @dataclasses.dataclass
+    class Tokens:
+        tok_doc: np.ndarray
+        tok_word: np.ndarray
+
+    rng = np.random.default_rng(3)
+    doc = rng.integers(0, 7, size=200)  # documents interleaved, as in no corpus order
+    word = np.arange(200)  # each token its own word, so the split is visible token by token
+    train, held_doc, held_word = _split_heldout(Tokens(doc, word), every=3)
+    expected_held = []
+    for d in range(7):
+        tokens = np.flatnonzero(doc == d)
+        expected_held += list(tokens[2::3])  # the 3rd, 6th, ... token of document d
+    assert sorted(held_word) == sorted(expected_held)
+    assert np.array_equal(held_doc, doc[held_word])
+    assert np.array_equal(np.sort(np.concatenate([train.tok_word, held_word])), word)
+    # training tokens keep their corpus order, and every document keeps its first token
+    assert np.all(np.diff(train.tok_word) > 0)
+    assert set(train.tok_doc) == set(doc)
