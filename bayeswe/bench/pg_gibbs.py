@@ -184,8 +184,8 @@ _ELAPSED = re.compile(r"([0-9.eE+-]+) seconds \((Warm-up|Sampling)\)")
 _ITERATION = re.compile(r"Iteration:\s*(\d+)\s*/\s*(\d+)")
 
 #: Stan prints its progress every this many iterations in the benchmark's NUTS chains,
-#: so that a chain stopped by the timeout says how far it got (printing is not timed
-#: apart: it is a line per 10 iterations of a chain that takes seconds per iteration).
+#: so that a chain stopped by the timeout says how far it got. The printing is inside
+#: the timed phases, but it is one short line per 10 iterations.
 NUTS_REFRESH = 10
 
 

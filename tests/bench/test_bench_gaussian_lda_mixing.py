@@ -150,7 +150,7 @@ def test_the_heldout_split_takes_every_nth_token_of_each_document() -> None:
         tok_word: np.ndarray
 
     rng = np.random.default_rng(3)
-    doc = rng.integers(0, 7, size=200)  # documents interleaved, as in no corpus order
+    doc = rng.integers(0, 7, size=200)  # documents interleaved: positions are per document
     word = np.arange(200)  # each token its own word, so the split is visible token by token
     train, held_doc, held_word = _split_heldout(Tokens(doc, word), every=3)
     expected_held = []
