@@ -32,7 +32,6 @@ cluster and records the one-minute load average at its start and end.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -83,8 +82,6 @@ ITERATIONS: dict[int, dict[str, tuple[int, int]]] = {
     100: {"nuts": (100, 100), "pg-gibbs": (10, 30)},
 }
 
-_ITERATION = re.compile(r"Iteration:\s*(\d+)\s*/\s*(\d+)")
-
 
 def cells(quick: bool) -> list[Cell]:
     """(K, N) x sampler, each alone on the cluster.
@@ -116,8 +113,9 @@ def cells(quick: bool) -> list[Cell]:
 
 def iterations_done(console: str) -> int:
     """The last iteration Stan's console reported (``Iteration: i / n``), 0 if none."""
-    found = _ITERATION.findall(console)
-    return int(found[-1][0]) if found else 0
+    from bayeswe.bench.pg_gibbs import iterations_reached
+
+    return iterations_reached(console)
 
 
 def unfinished_bound(kept_done: int, limit_s: float) -> float:
