@@ -374,7 +374,6 @@ def _setting(
     if run_nuts:
         if "nuts" not in cache[key]:
             cache[key]["nuts"] = []
-            cache[key]["nuts_stopped"] = None
             cache[key]["nuts_stopped_chains"] = []
             stopped = threading.Event()
 
@@ -401,17 +400,21 @@ def _setting(
                         }
                         cache[key]["nuts_stopped_chains"].append(reached)
                         harness.progress({"nuts_stopped": reached})
-                        if cache[key]["nuts_stopped"] is None:
-                            cache[key]["nuts_stopped"] = {"seed": seed, "timeout_s": nuts_timeout}
                     elif isinstance(record, dict):
                         cache[key]["nuts"].append(record)
                         harness.progress({"nuts": record})
         out["nuts_warmup"], out["nuts_draws"] = warmup, draws
         out["nuts_timeout_s"] = nuts_timeout
         out["nuts_jobs"] = nuts_jobs
-        out["nuts_finished"] = cache[key]["nuts_stopped"] is None
-        out["nuts_stopped"] = cache[key]["nuts_stopped"]
-        out["nuts_stopped_chains"] = cache[key]["nuts_stopped_chains"]
+        stopped_chains = cache[key]["nuts_stopped_chains"]
+        out["nuts_finished"] = not stopped_chains
+        # the first stopped seed, in seed order (kept for the files written before the list)
+        out["nuts_stopped"] = (
+            {"seed": stopped_chains[0]["seed"], "timeout_s": nuts_timeout}
+            if stopped_chains
+            else None
+        )
+        out["nuts_stopped_chains"] = stopped_chains
         if out["nuts_finished"]:
             sides["nuts"] = cache[key]["nuts"]
         else:  # the finished chains are kept for the record, but give no ratio
