@@ -111,13 +111,6 @@ def cells(quick: bool) -> list[Cell]:
     return out
 
 
-def iterations_done(console: str) -> int:
-    """The last iteration Stan's console reported (``Iteration: i / n``), 0 if none."""
-    from bayeswe.bench.pg_gibbs import iterations_reached
-
-    return iterations_reached(console)
-
-
 def unfinished_bound(kept_done: int, limit_s: float) -> float:
     """Samples per second of a run stopped at ``limit_s``: below ``max(1, kept) / limit``."""
     return max(1, int(kept_done)) / float(limit_s)
@@ -126,7 +119,7 @@ def unfinished_bound(kept_done: int, limit_s: float) -> float:
 def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[str, Any],
                seed: int) -> dict[str, Any]:  # fmt: skip
     import bayeswe
-    from bayeswe.bench.pg_gibbs import stan_phase_times
+    from bayeswe.bench.pg_gibbs import iterations_reached, stan_phase_times
     from bayeswe.errors import StanTimeoutError
 
     warmup, draws, limit = params["warmup"], params["draws"], params["limit_s"]
@@ -136,7 +129,7 @@ def _time_nuts(data: dict[str, Any], start: dict[str, np.ndarray], params: dict[
                                 iter_warmup=warmup, iter_sampling=draws, inits=start,
                                 output_dir=tmp, refresh=1, timeout=limit)  # fmt: skip
         except StanTimeoutError as exc:
-            done = iterations_done(exc.stan_message)
+            done = iterations_reached(exc.stan_message)
             kept = max(0, done - warmup)
             return {"finished": False, "iterations_done": done, "draws_kept": kept,
                     "total_s": float(limit), "threads": 1,
