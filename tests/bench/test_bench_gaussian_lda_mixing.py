@@ -34,6 +34,8 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"heldout_ess_per_cpu_s_alias_k{K}",
             f"heldout_plateau_time_ratio_cgs_over_alias_k{K}",
             f"rhat_max_heldout_k{K}",
+            f"moved_per_sweep_cgs_k{K}",
+            f"moved_per_sweep_alias_k{K}",
         }
     summary = check_result(out, "gaussian-lda-mixing", keys)
     rows = out["results"]
@@ -54,6 +56,11 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             assert summary[base] == pytest.approx(sum(gated) / len(gated))
         else:
             assert summary[base] is None
+        for side in ("cgs", "alias"):
+            moved = sorted(r[side]["moved_per_sweep"] for r in mine)
+            # a share of the training tokens, averaged over the window's sweeps
+            assert all(0.0 <= m <= 1.0 for m in moved)
+            assert summary[f"moved_per_sweep_{side}_k{K}"] == pytest.approx(sum(moved) / 2)
         reached = sum(r["alias"]["time_to_plateau_cpu_s"] is not None for r in mine)
         assert summary[f"plateau_reached_seeds_k{K}"] == reached
         assert math.isfinite(summary[f"rhat_max_k{K}"])
@@ -90,11 +97,13 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             )
 
 
-def test_budgets_can_be_set_for_every_k(run_bench) -> None:
+def test_budgets_and_dimensions_can_be_set(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--burn-in", "0.1",
-                    "--window", "0.15")  # fmt: skip
+                    "--window", "0.15", "--dims", "5")  # fmt: skip
     assert out["settings"]["budgets_cpu_s"] == {"10": [0.1, 0.15], "20": [0.1, 0.15]}
+    assert out["settings"]["dims"] == 5 and out["summary"]["corpus"] == "synthetic, pca5"
     for row in out["results"]:
+        assert row["dims"] == 5
         assert (row["burn_in_cpu_s"], row["window_cpu_s"]) == (0.1, 0.15)
         assert row["cgs"]["window_start_cpu_s"] <= 0.1
 
@@ -163,3 +172,36 @@ def test_the_heldout_split_takes_every_nth_token_of_each_document() -> None:
     # training tokens keep their corpus order, and every document keeps its first token
     assert np.all(np.diff(train.tok_word) > 0)
     assert set(train.tok_doc) == set(doc)
+
+
+def test_principal_components_are_the_centred_scores_on_the_leading_axes() -> None:
+    import numpy as np
+
+    from bayeswe.bench.gaussian_lda_mixing import principal_components
+
+    rng = np.random.default_rng(0)
+    # independent coordinates of sd 5, 3, 1, 0.1 behind a random rotation and shift
+    latent = rng.normal(size=(400, 4)) * np.array([5.0, 3.0, 1.0, 0.1])
+    rotation, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    vectors = latent @ rotation.T + np.array([1.0, -2.0, 3.0, 0.5])
+    scores = principal_components(vectors, 2)
+    assert scores.shape == (400, 2)
+    np.testing.assert_allclose(scores.mean(axis=0), 0.0, atol=1e-12)
+    # uncorrelated, variances in decreasing order, and they are the sample's top two
+    cov = np.cov(scores.T)
+    assert abs(cov[0, 1]) < 1e-9 * cov[0, 0]
+    top = np.sort(np.linalg.eigvalsh(np.cov(vectors.T)))[::-1][:2]
+    np.testing.assert_allclose(np.diag(cov), top, rtol=1e-10)
+    # the scores recover the two leading latent coordinates up to sign and sampling error
+    for j in range(2):
+        assert abs(np.corrcoef(scores[:, j], latent[:, j])[0, 1]) > 0.99
+    # all the dimensions: a rotation of the centred vectors (distances kept exactly)
+    full = principal_components(vectors, 4)
+    centred = vectors - vectors.mean(axis=0)
+    np.testing.assert_allclose(full @ full.T, centred @ centred.T, atol=1e-9)
+    # each axis is signed so that its largest loading is positive: negating the input
+    # negates the scores instead of leaving the sign to the SVD routine
+    np.testing.assert_allclose(principal_components(-vectors, 2), -scores, atol=1e-9)
+    for bad in (0, 5):
+        with pytest.raises(ValueError, match="dims must be in"):
+            principal_components(vectors, bad)
