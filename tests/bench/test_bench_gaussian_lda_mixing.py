@@ -36,6 +36,7 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"rhat_max_heldout_k{K}",
             f"moved_per_sweep_cgs_k{K}",
             f"moved_per_sweep_alias_k{K}",
+            f"level_gap_sd_k{K}",
         }
     summary = check_result(out, "gaussian-lda-mixing", keys)
     rows = out["results"]
@@ -61,6 +62,8 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             # a share of the training tokens, averaged over the window's sweeps
             assert all(0.0 <= m <= 1.0 for m in moved)
             assert summary[f"moved_per_sweep_{side}_k{K}"] == pytest.approx(sum(moved) / 2)
+        gaps = sorted(r["level_gap_sd"] for r in mine)
+        assert summary[f"level_gap_sd_k{K}"] == pytest.approx(sum(gaps) / 2)
         reached = sum(r["alias"]["time_to_plateau_cpu_s"] is not None for r in mine)
         assert summary[f"plateau_reached_seeds_k{K}"] == reached
         assert math.isfinite(summary[f"rhat_max_k{K}"])
@@ -74,6 +77,9 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
                 total = r["burn_in_cpu_s"] + r["window_cpu_s"]
                 assert 0 < s["window_cpu_s"] <= total - s["window_start_cpu_s"]
                 assert 1 <= s["ess"] and s["window_sweeps"] >= 8
+            gap = (r["alias"]["window_mean"] - r["cgs"]["window_mean"]) / r["cgs"]["window_sd"]
+            assert r["level_gap_sd"] == pytest.approx(gap)
+            assert r["shared_start_sweeps"] == 0 and r["shared_start_lp"] is None
             ungated = r["alias"]["ess_per_cpu_s"] / r["cgs"]["ess_per_cpu_s"]
             assert r["alias_ess_per_cpu_s_ratio_vs_cgs_ungated"] == pytest.approx(ungated)
             # the ratio counts only with both windows stationary and alias at the plateau
@@ -97,13 +103,20 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             )
 
 
-def test_budgets_and_dimensions_can_be_set(run_bench) -> None:
+def test_budgets_dimensions_and_a_shared_start_can_be_set(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--burn-in", "0.1",
-                    "--window", "0.15", "--dims", "5")  # fmt: skip
+                    "--window", "0.15", "--dims", "5", "--shared-start", "0.2")  # fmt: skip
     assert out["settings"]["budgets_cpu_s"] == {"10": [0.1, 0.15], "20": [0.1, 0.15]}
     assert out["settings"]["dims"] == 5 and out["summary"]["corpus"] == "synthetic, pca5"
+    assert out["settings"]["shared_start_cpu_s"] == 0.2
+    assert "0.2 CPU s, untimed" in out["settings"]["start"]
     for row in out["results"]:
         assert row["dims"] == 5
+        # cgs swept from the k-means start for the shared budget, off both sides' clocks
+        assert row["shared_start_cpu_s"] == 0.2 and row["shared_start_sweeps"] >= 1
+        assert math.isfinite(row["shared_start_lp"])
+        for side in ("cgs", "alias"):
+            assert row[side]["sweeps"] >= 1
         assert (row["burn_in_cpu_s"], row["window_cpu_s"]) == (0.1, 0.15)
         assert row["cgs"]["window_start_cpu_s"] <= 0.1
 
