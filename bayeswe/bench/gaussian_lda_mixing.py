@@ -14,8 +14,9 @@ K = 20, 100, 500 (``--topics``). ``--quick``: 20 x 30 synthetic tokens, K = 10 a
 budgets of a fraction of a second. ``--dims N`` replaces the vectors by their scores on
 their first N principal components (:func:`principal_components`): in 50 dimensions a
 token's conditional is so peaked that few tokens change topic per sweep and the log
-joint climbs in rare steps, while in a few dimensions both samplers move many tokens
-per sweep and the ESS is defined.
+joint climbs in rare steps; in a few dimensions many more tokens move per sweep.
+Budgets are CPU seconds, so the sweep counts (recorded in each row) and, with
+``--shared-start``, the shared state vary from run to run.
 
 **Held-out trace.** Every ``--heldout-every``-th token (default 10) of each document is
 held out of training (document completion; ``--no-heldout`` trains on all tokens). At
