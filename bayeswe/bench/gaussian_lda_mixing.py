@@ -267,11 +267,11 @@ def _run_side(
     total: float,
     heldout: tuple[np.ndarray, np.ndarray] | None,
     eval_every: float,
-    moves: list[tuple[float, int]],
-) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]], list[int]]:
     """Sweeps until ``total`` CPU seconds on the thread clock; held-out scores untimed.
 
-    ``moves`` gets each sweep's (CPU time, number of tokens whose topic changed).
+    Returns the (CPU time, lp) trace, the held-out (CPU time, score) trace and, for each
+    entry of the lp trace, the number of tokens whose topic that sweep changed.
 
     The held-out log density is evaluated after the first sweep that ends at or past
     each multiple of ``eval_every`` sampler seconds; its CPU time is taken off the
@@ -286,12 +286,13 @@ def _run_side(
     off = 0.0  # CPU seconds spent scoring, not sampling
     lp_trace: list[tuple[float, float]] = []
     held_trace: list[tuple[float, float]] = []
+    changed: list[int] = []
     next_eval = 0.0
     while True:
         info = step(problem, state, method=method, **options)
         now = time.thread_time() - t0 - off
         lp_trace.append((now, float(info.lp)))
-        moves.append((now, info.changed))
+        changed.append(info.changed)
         if heldout is not None and now >= next_eval:
             e0 = time.thread_time()
             # the t constants are recomputed from the factors, as the next sweep does first
@@ -305,7 +306,7 @@ def _run_side(
             next_eval = now + eval_every
             off += time.thread_time() - e0
         if now >= total:
-            return lp_trace, held_trace
+            return lp_trace, held_trace, changed
 
 
 def _trace(side: dict[str, Any], key: str | None) -> dict[str, Any]:
@@ -395,15 +396,15 @@ def cell(
     lp_traces, held_traces = {}, {}
     eval_every = (burn + window) / max(heldout_points, 1)
     for name, (method, options) in sides.items():
-        moves: list[tuple[float, int]] = []
-        lp_trace, held_trace = _run_side(
-            problem, copy.deepcopy(base), method, options, burn + window, heldout, eval_every,
-            moves,
-        )  # fmt: skip
+        lp_trace, held_trace, changed = _run_side(
+            problem, copy.deepcopy(base), method, options, burn + window, heldout, eval_every
+        )
         lp_traces[name] = [(t, v) for t, v in lp_trace if t <= burn + window]
         held_traces[name] = [(t, v) for t, v in held_trace if t <= burn + window]
         row[name] = _trace_stats(lp_traces[name], burn, burn + window)
-        moved = [n for t, n in moves if burn < t <= burn + window]
+        moved = [
+            n for (t, _), n in zip(lp_trace, changed, strict=True) if burn < t <= burn + window
+        ]
         # share of the training tokens that change topic per sweep, over the window
         row[name]["moved_per_sweep"] = float(np.mean(moved)) / problem.n_tokens if moved else None
         row[name]["heldout"] = _trace_stats(held_traces[name], burn, burn + window)
