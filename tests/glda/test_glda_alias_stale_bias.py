@@ -1,0 +1,92 @@
+"""Alias-MH's default (adaptive) tables are biased once K is larger than a few topics.
+
+``test_glda_alias_repeated.py`` finds no bias at K = 3. Here the corpus is of the same
+kind (D = 24 documents of 6 tokens, word types repeated across documents, D_emb = 2)
+with 16 word types around 4 clusters and K = 12 topics. A word's table is rebuilt by
+one of its tokens and then serves its other tokens; each of them sits, at build time,
+in the topic statistics the table was computed from, and has the word's own vector.
+So a token's proposal depends on its own current topic, and the MH ratio, computed
+with the one stale table for both directions, is not the ratio of a valid proposal.
+
+Measured here (4 chains, lp = log p(z, v)): the default's mean lp lies far above exact
+collapsed Gibbs's (by about 0.57 posterior sd at K = 12, z of about 20; by about 1 sd at K = 24).
+Tables rebuilt at every use (from the state without the token) and frozen tables are
+valid MH proposals and agree with cgs. ``test_default_tables_match_cgs`` states the
+property the default should have and is marked as a known failure (strict: it fails the
+suite once the bias is fixed, so the docs and this marker get updated).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayeswe.corpus import BagOfWords, Vocabulary
+from bayeswe.glda import GaussianLDAData
+from bayeswe.samplers.gaussian_lda import GLDAProblem
+from test_glda_alias_repeated import (
+    _assert_chains_agree,
+    _chains,
+    _mean_and_mcse,
+    _z,
+)
+
+N_DOCS, DOC_LEN, N_TYPES, CLUSTERS, K, DIM = 24, 6, 16, 4, 12, 2
+SWEEPS = 4_000
+
+
+def _data() -> GaussianLDAData:
+    rng = np.random.default_rng(7)
+    centres = rng.normal(scale=1.5, size=(CLUSTERS, DIM))
+    cluster = np.arange(N_TYPES) % CLUSTERS
+    vectors = centres[cluster] + 0.6 * rng.normal(size=(N_TYPES, DIM))
+    docs = []
+    for d in range(N_DOCS):
+        types = np.flatnonzero(np.isin(cluster, [d % CLUSTERS, (d + 1) % CLUSTERS]))
+        docs.append(rng.choice(types, size=DOC_LEN).tolist())
+    vocab = Vocabulary(tuple(f"w{i}" for i in range(N_TYPES)))
+    return GaussianLDAData(
+        BagOfWords.from_token_ids(docs, vocab), vectors, n_topics=K, alpha=0.5,
+        mu0=np.zeros(DIM), kappa=0.1, nu=DIM + 2.0, Psi=3.0 * np.eye(DIM),
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def problem() -> GLDAProblem:
+    problem = GLDAProblem.from_data(_data())
+    counts = np.bincount(problem.tok_word, minlength=N_TYPES)
+    # every type has several tokens, so tables serve tokens other than their builder
+    assert problem.n_tokens == N_DOCS * DOC_LEN and counts.min() >= 4
+    return problem
+
+
+@pytest.fixture(scope="module")
+def reference(problem: GLDAProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    draws = _chains(problem, "cgs", SWEEPS)
+    _assert_chains_agree(draws, "cgs reference")
+    return _mean_and_mcse(draws)
+
+
+def test_tables_rebuilt_at_every_use_match_cgs(problem, reference) -> None:
+    draws = _chains(problem, "alias-mh", SWEEPS, rebuild_every=1)
+    _assert_chains_agree(draws, "alias-mh rebuild_every=1")
+    z = _z(reference, draws)
+    _, mcse_ref, sd = reference
+    detectable = (4 + 0.84) * np.hypot(_mean_and_mcse(draws)[1], mcse_ref) / sd
+    print(f"z(lp, S) = {z.round(2)}; bias detected w.p. 0.8: {detectable.round(3)} sd")
+    assert np.abs(z).max() < 4, z
+    # power: half the default's measured bias in lp (about 0.57 posterior sd) is detected
+    assert detectable.max() < 0.25, detectable
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="known issue: alias-MH's default tables include the updated token's own "
+    "topic, so its proposal depends on the current state (lp biased upward at K = 12)",
+)
+def test_default_tables_match_cgs(problem, reference) -> None:
+    draws = _chains(problem, "alias-mh", SWEEPS)
+    z = _z(reference, draws)
+    print(f"default tables: z(lp, S) = {z.round(2)}")
+    assert np.abs(z).max() < 4, z
