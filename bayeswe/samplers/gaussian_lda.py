@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -110,6 +111,16 @@ class GLDAProblem:
             Psi0=np.ascontiguousarray(data.Psi, dtype=np.float64),
             logdet_psi0=float(np.linalg.slogdet(data.Psi)[1]),
         )
+
+    @functools.cached_property
+    def word_tokens(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(word_ptr, word_tok)``: the tokens of word ``w`` are
+        ``word_tok[word_ptr[w]:word_ptr[w + 1]]`` (alias-MH counts them per topic)."""
+        V = self.emb.shape[0]
+        word_tok = np.argsort(self.tok_word, kind="stable").astype(np.int32)
+        word_ptr = np.zeros(V + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.tok_word, minlength=V), out=word_ptr[1:])
+        return word_ptr, word_tok
 
     @property
     def K(self) -> int:
@@ -343,7 +354,7 @@ def step(
     elif method == "alias-mh":
         if density not in DENSITIES:
             raise ValueError(f"density must be one of {DENSITIES}, got {density!r}")
-        work = np.empty(3 * D + 6 * K)
+        work = np.empty(3 * D + 7 * K)
         iwork = np.empty(2 * K, dtype=np.int32)
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
@@ -361,7 +372,7 @@ def step(
             state.alias_idx,
             state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache,
+            *cache, *problem.word_tokens,
         )  # fmt: skip
         acc = float(stats[1]) / max(int(stats[0]), 1)
         changed = int((z_before != state.z).sum())

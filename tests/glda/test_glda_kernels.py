@@ -166,6 +166,31 @@ def test_density_without_the_token_from_the_current_factor(tiny) -> None:
         assert abs(fast - slow) < 1e-9, (i, fast, slow)
 
 
+@pytest.mark.parametrize("copies", [1, 2, 3, 5])
+def test_density_without_several_copies_from_the_current_factor(tiny, copies) -> None:
+    """``_log_t_without_copies`` (one rank-1 downdate for m identical vectors) equals
+    removing the m copies one by one with ``topic_move`` and then ``log_t``."""
+    problem = GLDAProblem.from_data(tiny)
+    state = init_state(problem, seed=3)
+    D = problem.D
+    y = np.empty(D)
+    x = problem.emb[problem.tok_word[0]]
+    checked = 0
+    for k in range(problem.K):
+        s = copy.deepcopy(state)
+        # put the copies into topic k first, so that there are m of them to remove
+        for _ in range(copies):
+            kern.topic_move(k, x, 1.0, s.mu, s.R, s.invd, s.logdet, s.kappa_k, s.nu_k,
+                            s.tconst, s.tscale, s.texp, np.empty(2 * D))  # fmt: skip
+        q = kern._forward_sqnorm(s.R[k], s.invd[k], x, s.mu[k], y)
+        fast = kern._log_t_without_copies(k, q, D, s.kappa_k, s.nu_k, s.logdet, float(copies))
+        slow = kern.log_t(k, x, state.mu, state.R, state.invd, state.tconst, state.tscale,
+                          state.texp, y)  # fmt: skip
+        assert abs(fast - slow) < 1e-9, (k, fast, slow)
+        checked += 1
+    assert checked == problem.K
+
+
 def _psi_inverse(state) -> np.ndarray:
     return np.linalg.inv(state.psi())
 

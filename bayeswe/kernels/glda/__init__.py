@@ -18,7 +18,7 @@ Callers use the package namespace (``from bayeswe.kernels import glda as kern``;
 ``kern.sweep_cgs(...)``), which re-exports the kernels below.
 
 No kernel allocates per token: work vectors are passed in (``work`` holds
-``3 * D + 6 * K`` floats, ``iwork`` ``2 * K`` ints).
+``3 * D + 7 * K`` floats, ``iwork`` ``2 * K`` ints).
 
 Numba's on-disk cache (``cache=True``) checks only the source file of the function it
 compiled: after editing :mod:`.common` or :mod:`.precision`, the cached sweeps of the
@@ -33,6 +33,7 @@ from bayeswe.kernels.glda.cgs import sweep_cgs, sweep_cgs_precision, topic_minor
 from bayeswe.kernels.glda.common import (
     _forward_sqnorm,  # noqa: F401 (private, for tests/glda/test_glda_kernels.py)
     _log_t_without,  # noqa: F401 (private, for tests/glda/test_glda_kernels.py)
+    _log_t_without_copies,  # noqa: F401 (private, for tests/glda/test_glda_kernels.py)
     chol_factor,
     chol_rank1,
     init_topics,

@@ -226,19 +226,33 @@ def log_t(
 def _log_t_without(
     k: int, q: float, D: int, kappa_k: np.ndarray, nu_k: np.ndarray, logdet: np.ndarray
 ) -> float:
-    # Eq. (1) for a token x that is *in* topic k, under topic k *without* it, from
-    # q = (x - mu_k)' Psi_k^{-1} (x - mu_k) with the current factor: removing x is the
-    # downdate Psi_k - c b b' (b = x - mu_k, c = kappa_k / (kappa_k - 1), eq. 4), so by
-    # the matrix determinant lemma log|Psi'| = log|Psi_k| + log(1 - c q) and, with
-    # x - mu' = c b, the quadratic form is c^2 q / (1 - c q) (Sherman-Morrison).
-    # The sampler can then leave a token in place when it keeps its topic.
+    # Eq. (1) for a token x that is *in* topic k, under topic k *without* it (one copy
+    # of x removed, see _log_t_without_copies). The sampler can then leave a token in
+    # place when it keeps its topic.
+    return _log_t_without_copies(k, q, D, kappa_k, nu_k, logdet, 1.0)
+
+
+@njit(cache=True, inline="always")
+def _log_t_without_copies(
+    k: int, q: float, D: int, kappa_k: np.ndarray, nu_k: np.ndarray, logdet: np.ndarray,
+    m: float,
+) -> float:  # fmt: skip
+    # Eq. (1) of x under topic k with m copies of x (m of its tokens) removed from it,
+    # from q = (x - mu_k)' Psi_k^{-1} (x - mu_k) with the current factor. Adding m
+    # copies of x to a topic is one rank-1 update (eq. 4 with zero scatter among the
+    # copies), so removing them is the downdate Psi_k - c b b' with b = x - mu_k,
+    # c = m kappa_k / (kappa_k - m). By the matrix determinant lemma
+    # log|Psi'| = log|Psi_k| + log(1 - c q), and with x - mu' = f b,
+    # f = kappa_k / (kappa_k - m), the quadratic form is f^2 q / (1 - c q)
+    # (Sherman-Morrison). m = 1 is one token removed.
     kap = kappa_k[k]
-    c = kap / (kap - 1.0)
+    f = kap / (kap - m)
+    c = m * f
     r = 1.0 - c * q
-    kap1 = kap - 1.0
-    dof = nu_k[k] - 1.0 - D + 1.0
+    kap1 = kap - m
+    dof = nu_k[k] - m - D + 1.0
     cs = (kap1 + 1.0) / (kap1 * dof)
-    quad = c * c * q / r
+    quad = f * f * q / r
     return (
         math.lgamma(0.5 * (dof + D))
         - math.lgamma(0.5 * dof)
