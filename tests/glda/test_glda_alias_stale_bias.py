@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 from test_glda_alias_repeated import (
     _assert_chains_agree,
+    _cgs_reference,
     _chains,
     _mean_and_mcse,
     _z,
@@ -65,9 +66,7 @@ def problem() -> GLDAProblem:
 
 @pytest.fixture(scope="module")
 def reference(problem: GLDAProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    draws = _chains(problem, "cgs", SWEEPS)
-    _assert_chains_agree(draws, "cgs reference")
-    return _mean_and_mcse(draws)
+    return _cgs_reference(problem, SWEEPS)
 
 
 def test_tables_rebuilt_at_every_use_match_cgs(problem, reference) -> None:
