@@ -28,9 +28,11 @@ and ``t_k`` the topic's t density of eq. (1)
 
 **Alias-MH settings.** ``--variants STEPS:REBUILD[:AGE],...`` runs alias-MH once per
 setting (``mh_steps``; a word's table rebuilt after ``rebuild_every`` uses, ``K`` for K
-uses, and at its first use once ``max_table_age`` = AGE sweeps old), each against the
-same cgs run. ``2:K``, the sampler's default, is the side ``alias``; another is
-``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``).
+uses, and at its first use once ``max_table_age`` = AGE sweeps old; ``W`` for
+``scan="word"``, each word's table built once per sweep just before its tokens, the
+exact schedule), each against the same cgs run. ``2:K``, the sampler's default, is the
+side ``alias``; another is ``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``), or
+``alias_m{STEPS}_word``.
 
 **Equal footing.**
 
@@ -91,6 +93,7 @@ from bayeswe.bench import harness
 __all__ = [
     "BUDGETS",
     "Variant",
+    "WORD_SCAN",
     "build_parser",
     "cell",
     "main",
@@ -98,6 +101,7 @@ __all__ = [
     "principal_components",
     "run",
     "variant_name",
+    "variant_options",
 ]
 
 #: (burn-in, window) CPU seconds per K; other K use the largest K below them.
@@ -201,13 +205,17 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     return out
 
 
-Variant = tuple[int, int | None, int | None]
+#: ``rebuild_every`` of a variant that scans by word (``--variants 2:W``).
+WORD_SCAN = "word"
+
+Variant = tuple[int, int | str | None, int | None]
 
 
 def parse_variants(text: str) -> list[Variant]:
-    """``"2:K,4:K,2:25,2:K:3"`` -> ``[(2, None, None), (4, None, None), (2, 25, None),
-    (2, None, 3)]``: alias-MH's ``mh_steps``, ``rebuild_every`` (``K``: the sampler's
-    default, K uses) and, optionally, ``max_table_age`` in sweeps."""
+    """``"2:K,4:K,2:25,2:K:3,2:W"`` -> ``[(2, None, None), (4, None, None), (2, 25, None),
+    (2, None, 3), (2, "word", None)]``: alias-MH's ``mh_steps``, ``rebuild_every``
+    (``K``: the sampler's default, K uses; ``W``: ``scan="word"``, :data:`WORD_SCAN`)
+    and, optionally, ``max_table_age`` in sweeps (not with ``W``)."""
     out: list[Variant] = []
     for item in (p.strip() for p in str(text).split(",")):
         parts = [p.strip() for p in item.split(":")]
@@ -215,13 +223,21 @@ def parse_variants(text: str) -> list[Variant]:
             raise ValueError(f"alias variant {item!r} is not STEPS:REBUILD[:AGE] (e.g. 4:K)")
         try:
             m = int(parts[0])
-            r = None if len(parts) < 2 or parts[1].upper() == "K" else int(parts[1])
+            r: int | str | None
+            if len(parts) < 2 or parts[1].upper() == "K":
+                r = None
+            elif parts[1].upper() == "W":
+                r = WORD_SCAN
+            else:
+                r = int(parts[1])
             a = int(parts[2]) if len(parts) == 3 else None
         except ValueError:
             raise ValueError(
                 f"alias variant {item!r} is not STEPS:REBUILD[:AGE] (e.g. 4:K)"
             ) from None
-        if m < 1 or (r is not None and r < 1) or (a is not None and a < 1):
+        if r == WORD_SCAN and a is not None:
+            raise ValueError(f"alias variant {item!r}: W (scan by word) takes no AGE")
+        if m < 1 or (isinstance(r, int) and r < 1) or (a is not None and a < 1):
             raise ValueError(f"alias variant {item!r}: STEPS, REBUILD and AGE must be >= 1")
         if (m, r, a) in out:
             raise ValueError(f"alias variant {item!r} is listed twice")
@@ -231,13 +247,28 @@ def parse_variants(text: str) -> list[Variant]:
     return out
 
 
-def variant_name(mh_steps: int, rebuild_every: int | None, max_age: int | None = None) -> str:
+def variant_name(mh_steps: int, rebuild_every: int | str | None, max_age: int | None = None) -> str:
     """Side name of an alias-MH variant: ``alias`` for the default 2:K, else
-    ``alias_m4_rK`` (``alias_m2_rK_a3`` with a maximum table age)."""
+    ``alias_m4_rK`` (``alias_m2_rK_a3`` with a maximum table age, ``alias_m2_word``
+    for the scan by word)."""
     if (mh_steps, rebuild_every, max_age) == DEFAULT_VARIANT:
         return "alias"
+    if rebuild_every == WORD_SCAN:
+        return f"alias_m{mh_steps}_word"
     name = f"alias_m{mh_steps}_r{'K' if rebuild_every is None else rebuild_every}"
     return name if max_age is None else f"{name}_a{max_age}"
+
+
+def variant_options(mh_steps: int, rebuild_every: int | str | None, max_age: int | None) -> dict:
+    """The ``step`` options of an alias-MH variant."""
+    if rebuild_every == WORD_SCAN:
+        return {"mh_steps": mh_steps, "rebuild_every": None, "max_table_age": None, "scan": "word"}
+    return {
+        "mh_steps": mh_steps,
+        "rebuild_every": rebuild_every,
+        "max_table_age": max_age,
+        "scan": "document",
+    }
 
 
 def _split_heldout(problem: Any, every: int) -> tuple[Any, np.ndarray, np.ndarray]:
@@ -369,7 +400,7 @@ def cell(
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
     sides: dict[str, tuple[str, dict[str, Any]]] = {"cgs": ("cgs", {})}
     for m, r, a in variants:
-        options = {"mh_steps": m, "rebuild_every": r, "max_table_age": a}
+        options = variant_options(m, r, a)
         sides[variant_name(m, r, a)] = ("alias-mh", options)
     for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
         step(problem, copy.deepcopy(base), method=method)
@@ -410,7 +441,10 @@ def cell(
         row[name]["heldout"] = _trace_stats(held_traces[name], burn, burn + window)
         if options:
             row[name]["mh_steps"] = options["mh_steps"]
-            row[name]["rebuild_every"] = options["rebuild_every"] or K
+            row[name]["scan"] = options["scan"]
+            row[name]["rebuild_every"] = (
+                WORD_SCAN if options["scan"] == "word" else options["rebuild_every"] or K
+            )
             row[name]["max_table_age"] = options["max_table_age"]
     _plateau(row, lp_traces, None)
     if heldout is not None:
@@ -588,6 +622,7 @@ def run(
                         "mh_steps": m,
                         "rebuild_every": "K" if r is None else r,
                         "max_table_age": a,
+                        "scan": "word" if r == WORD_SCAN else "document",
                     }
                     for m, r, a in variants
                 },
@@ -633,7 +668,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         default="2:K",
         help="alias-MH variants STEPS:REBUILD[:AGE], comma-separated (MH steps per token, "
         "table rebuilt after REBUILD uses, K = the number of topics, or once AGE sweeps "
-        "old); default 2:K, the sampler's",
+        "old; REBUILD W: scan by word, each table built once per sweep before its "
+        "word's tokens, exact); default 2:K, the sampler's",
     )
     parser.add_argument(
         "--heldout-every",

@@ -71,6 +71,7 @@ __all__ = [
 CHECKPOINT_VERSION = 3  # 2: alias-mh state holds stale_t; 3: meta names the sampler
 METHODS = ("cgs", "alias-mh")
 DENSITIES = ("precision", "solve")
+SCANS = ("document", "word")
 
 
 # --------------------------------------------------------------------------- problem
@@ -121,6 +122,11 @@ class GLDAProblem:
         word_ptr = np.zeros(V + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.tok_word, minlength=V), out=word_ptr[1:])
         return word_ptr, word_tok
+
+    @functools.cached_property
+    def corpus_order(self) -> np.ndarray:
+        """``0 .. N - 1``: alias-MH's visiting order for ``scan="document"``."""
+        return np.arange(self.n_tokens, dtype=np.int32)
 
     @property
     def K(self) -> int:
@@ -310,6 +316,7 @@ def step(
     max_table_age: int | None = None,
     fresh_doc: bool = False,
     density: str = "precision",
+    scan: str = "document",
     _broken: int = 0,
 ) -> StepInfo:
     """One sweep over all tokens (updates ``state`` in place) and its :class:`StepInfo`.
@@ -321,8 +328,8 @@ def step(
     :func:`bayeswe.kernels.glda.sweep_cgs`). Same conditional, same factor updates;
     the draws agree until rounding first differs.
 
-    ``mh_steps``, ``rebuild_every``, ``max_table_age`` and ``fresh_doc`` are the
-    ``alias-mh`` options of :class:`GLDAGibbsArgs`.
+    ``mh_steps``, ``rebuild_every``, ``max_table_age``, ``fresh_doc`` and ``scan`` are
+    the ``alias-mh`` options of :class:`GLDAGibbsArgs`.
 
     ``_broken`` (tests only) selects a deliberately wrong MH acceptance in
     ``alias-mh``: 1 = always accept, 2 = log-densities in place of densities; -1 is
@@ -354,11 +361,27 @@ def step(
     elif method == "alias-mh":
         if density not in DENSITIES:
             raise ValueError(f"density must be one of {DENSITIES}, got {density!r}")
+        if scan not in SCANS:
+            raise ValueError(f"scan must be one of {SCANS}, got {scan!r}")
+        if scan == "word" and (rebuild_every is not None or max_table_age is not None):
+            raise ValueError(
+                "scan='word' rebuilds every table once per sweep, just before its word's "
+                "tokens: rebuild_every and max_table_age do not apply"
+            )
         work = np.empty(3 * D + 7 * K)
         iwork = np.empty(2 * K, dtype=np.int32)
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
         every = K if rebuild_every is None else int(rebuild_every)
+        word_ptr, word_tok = problem.word_tokens
+        if scan == "word":
+            # each table is built at its word's first token of the sweep and serves the
+            # word's tokens in a row, never a later sweep (sweep_alias: exact)
+            order = word_tok
+            state.uses[:] = -1
+            every = np.iinfo(np.int64).max
+        else:
+            order = problem.corpus_order
         if max_table_age is not None:
             # a sweep counts as ceil(every / age) uses of every built table, so a table
             # is rebuilt at its first use once it is max_table_age sweeps old, however
@@ -372,7 +395,7 @@ def step(
             state.alias_idx,
             state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache, *problem.word_tokens,
+            *cache, word_ptr, word_tok, order,
         )  # fmt: skip
         acc = float(stats[1]) / max(int(stats[0]), 1)
         changed = int((z_before != state.z).sum())
@@ -469,6 +492,18 @@ class GLDAGibbsArgs:
         still scores with fresh densities). Documents of real corpora hold tens of
         topics, which made the fresh variant no faster than exact ``cgs`` at K = 100
         in ``bayeswe bench gaussian-lda``.
+    scan
+        ``alias-mh``: the order of a sweep. ``"document"`` (default, the paper's): tokens
+        in corpus order, a word's table rebuilt after ``rebuild_every`` uses, so it
+        serves tokens long after it was built and the chain is slightly adaptive (a bias
+        of a fraction of a posterior sd in the log joint with many topics, see
+        :func:`bayeswe.kernels.glda.sweep_alias`). ``"word"``: tokens grouped by word
+        type, each word's table built once per sweep just before its tokens, from the
+        other words' topics, which stay fixed while it is in use: every step is a valid
+        MH step and the chain is exactly invariant. A sweep then costs one table
+        (O(K D^2)) per word type in place of one per ``rebuild_every`` tokens, so it
+        saves over ``cgs`` as many density evaluations as a word type has tokens.
+        ``rebuild_every`` and ``max_table_age`` do not apply to it.
     density
         How the Mahalanobis distances ``(v - mu_k)' Psi_k^{-1} (v - mu_k)`` of eq. (1)
         are computed: ``"precision"`` (default) from ``Psi_k^{-1}``, rebuilt from the
@@ -508,6 +543,7 @@ class GLDAGibbsArgs:
     max_table_age: int | None = None
     fresh_doc: bool | None = None
     density: str | None = None
+    scan: str | None = None
     init: str | None = None
     threads: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
@@ -522,11 +558,18 @@ class GLDAGibbsArgs:
         if method == "cgs":
             given = [
                 n
-                for n in ("mh_steps", "rebuild_every", "max_table_age", "fresh_doc")
+                for n in ("mh_steps", "rebuild_every", "max_table_age", "fresh_doc", "scan")
                 if options.get(n) is not None
             ]
             if given:
                 raise ValueError(f"option(s) {', '.join(given)} apply to method 'alias-mh' only")
+        if args.scan == "word":
+            given = [n for n in ("rebuild_every", "max_table_age") if options.get(n) is not None]
+            if given:
+                raise ValueError(
+                    f"option(s) {', '.join(given)} do not apply to scan='word', which builds "
+                    "every word's table once per sweep, just before the word's tokens"
+                )
         return args
 
     def validate(self) -> None:
@@ -544,6 +587,7 @@ class GLDAGibbsArgs:
         check_bool("fresh_doc", self.fresh_doc)
         check_choice("init", self.init, ("kmeans", "random"))
         check_choice("density", self.density, DENSITIES)
+        check_choice("scan", self.scan, SCANS)
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be callable")
         progress_resolve(self.progress)
@@ -555,12 +599,20 @@ class GLDAGibbsArgs:
             "burn_in": 100 if self.burn_in is None else int(self.burn_in),
             "thin": 1 if self.thin is None else int(self.thin),
             "mh_steps": 2 if self.mh_steps is None else int(self.mh_steps),
-            "rebuild_every": K if self.rebuild_every is None else int(self.rebuild_every),
+            # None with scan="word": tables are rebuilt once per sweep, by the scan
+            "rebuild_every": (
+                None
+                if self.scan == "word"
+                else K
+                if self.rebuild_every is None
+                else int(self.rebuild_every)
+            ),
             # None (no age limit) is also what a checkpoint written before the option
             # existed holds, so it resumes
             "max_table_age": None if self.max_table_age is None else int(self.max_table_age),
             "fresh_doc": False if self.fresh_doc is None else bool(self.fresh_doc),
             "density": "precision" if self.density is None else self.density,
+            "scan": "document" if self.scan is None else self.scan,
             "init": "kmeans" if self.init is None else self.init,
         }
 
@@ -666,6 +718,7 @@ def sample_gaussian_lda(
         "max_table_age": settings["max_table_age"],
         "fresh_doc": settings["fresh_doc"],
         "density": settings["density"],
+        "scan": settings["scan"],
     }
 
     # Refuse an impossible checkpoint path before any work; one run per checkpoint.
@@ -676,7 +729,12 @@ def sample_gaussian_lda(
         resumed = path is not None and path.exists()
         if resumed:
             arrays, meta = _read_checkpoint(path, chains)
-            mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
+            # a checkpoint written before an option existed ran with its default
+            mismatch = {
+                k: (meta.get(k, _ADDED_DEFAULTS.get(k)), v)
+                for k, v in meta_run.items()
+                if meta.get(k, _ADDED_DEFAULTS.get(k)) != v
+            }
             if mismatch:
                 raise CheckpointError(
                     f"checkpoint {path} was written for another run: {mismatch}", path=path
@@ -793,13 +851,21 @@ def sample_gaussian_lda(
         if method == "alias-mh":
             attrs.update(
                 mh_steps=settings["mh_steps"],
-                rebuild_every=settings["rebuild_every"],
+                rebuild_every=(
+                    "once per sweep"
+                    if settings["rebuild_every"] is None
+                    else settings["rebuild_every"]
+                ),
                 max_table_age=json.dumps(settings["max_table_age"]),
                 fresh_doc=int(settings["fresh_doc"]),
+                scan=settings["scan"],
                 alias_rebuilds=json.dumps(out["rebuilds"].tolist()),
             )
         return _to_idata(problem, out, attrs)
 
+
+#: Settings added after checkpoints were first written, with the value those runs had.
+_ADDED_DEFAULTS: dict[str, Any] = {"scan": "document"}
 
 _OUT_ARRAYS = (
     "theta", "mu", "Sigma", "topic_tokens", "lp", "acceptance_rate", "warmup_lp", "rebuilds",

@@ -49,6 +49,7 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "headline_corpus",
         "alias_speedup_vs_cholesky_k100_synthetic",
         "alias_fresh_doc_speedup_vs_cholesky_k100",
+        "alias_word_speedup_vs_cholesky_k100",
         "cholesky_tokens_per_s_d50_k20_synthetic",
         "java_reference_tokens_per_s_d50_k20_quoted",
         "cholesky_vs_java_quoted",

@@ -15,8 +15,18 @@ def test_quick_bench_json(run_bench) -> None:
     assert summary["cholesky_vs_java_quoted"] == summary["cholesky_tokens_per_s_d50_k20"] / 19_000
     (setting,) = out["settings"]
     assert setting["D"] == 50 and setting["K"] == 20
-    for sampler in ("naive", "cholesky", "cholesky_solve", "alias", "alias_fresh_doc"):
+    for sampler in (
+        "naive",
+        "cholesky",
+        "cholesky_solve",
+        "alias",
+        "alias_fresh_doc",
+        "alias_word",
+    ):
         assert setting[sampler]["sec_per_iter"] > 0
+    # the first (untimed) sweep builds the table of every word type with tokens
+    assert setting["alias_word"]["tables_built"] == setting["alias"]["tables_built"] > 0
+    assert summary["alias_word_speedup_vs_cholesky_k100"] is None
     assert setting["naive"]["extrapolated"] is True
     assert setting["speedup_precision_vs_solve"] > 0
 

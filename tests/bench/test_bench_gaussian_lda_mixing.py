@@ -122,17 +122,24 @@ def test_budgets_dimensions_and_a_shared_start_can_be_set(run_bench) -> None:
 
 
 def test_alias_variants_each_get_their_ratios(run_bench) -> None:
-    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants", "2:K,4:3,2:K:2",
-                    "--no-heldout")  # fmt: skip
+    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants",
+                    "2:K,4:3,2:K:2,2:W", "--no-heldout")  # fmt: skip
     assert out["settings"]["methods"]["alias_m4_r3"] == {
         "method": "alias-mh", "mh_steps": 4, "rebuild_every": 3, "max_table_age": None,
+        "scan": "document",
     }  # fmt: skip
+    assert out["settings"]["methods"]["alias_m2_word"]["scan"] == "word"
     assert out["settings"]["methods"]["alias_m2_rK_a2"]["max_table_age"] == 2
     assert out["settings"]["heldout"] is None
     summary = out["summary"]
     row = out["results"][0]  # K = 10
     assert row["alias_m4_r3"]["mh_steps"] == 4 and row["alias"]["rebuild_every"] == 10
     assert row["alias_m2_rK_a2"]["max_table_age"] == 2 and row["alias"]["max_table_age"] is None
+    assert row["alias_m2_word"]["scan"] == "word" and row["alias"]["scan"] == "document"
+    assert row["alias_m2_word"]["rebuild_every"] == "word"
+    assert summary["alias_m2_word_sweep_speed_ratio_k10"] == pytest.approx(
+        row["alias_m2_word"]["sweeps"] / row["cgs"]["sweeps"]
+    )
     assert row["heldout_tokens"] == 0 and row["cgs"]["heldout"]["ess"] is None
     for prefix, lead in (("alias_", ""), ("alias_m4_r3_", "alias_m4_r3_")):
         name = prefix.rstrip("_")
@@ -148,13 +155,15 @@ def test_alias_variants_each_get_their_ratios(run_bench) -> None:
 def test_variant_parsing() -> None:
     from bayeswe.bench.gaussian_lda_mixing import parse_variants, variant_name
 
-    assert parse_variants("2:K, 8:k,1:50,3,2:K:3") == [
+    assert parse_variants("2:K, 8:k,1:50,3,2:K:3,4:w") == [
         (2, None, None), (8, None, None), (1, 50, None), (3, None, None), (2, None, 3),
+        (4, "word", None),
     ]  # fmt: skip
-    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3")] == [
-        "alias", "alias_m8_rK", "alias_m2_r50", "alias_m2_rK_a3",
+    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3,2:W")] == [
+        "alias", "alias_m8_rK", "alias_m2_r50", "alias_m2_rK_a3", "alias_m2_word",
     ]  # fmt: skip
-    for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", "", "2:K:0", "2:K:3:1", "2:K:x"):
+    for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", "", "2:K:0", "2:K:3:1", "2:K:x", "2:W:3",
+                "0:W"):  # fmt: skip
         with pytest.raises(ValueError, match="alias variant|at least one"):
             parse_variants(bad)
 

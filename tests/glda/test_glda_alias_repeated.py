@@ -130,8 +130,9 @@ def _z(reference, draws: np.ndarray) -> np.ndarray:
         {"rebuild_every": 1},
         {"rebuild_every": 10**9},
         {"max_table_age": 2},
+        {"scan": "word"},
     ],
-    ids=["default", "fresh-doc", "rebuild-every-use", "frozen-tables", "max-age-2"],
+    ids=["default", "fresh-doc", "rebuild-every-use", "frozen-tables", "max-age-2", "word-scan"],
 )
 def test_alias_mh_matches_exact_cgs(problem, reference, default_draws, options) -> None:
     draws = _chains(problem, "alias-mh", ALIAS_SWEEPS, **options) if options else default_draws
@@ -143,8 +144,8 @@ def test_alias_mh_matches_exact_cgs(problem, reference, default_draws, options) 
 
 @pytest.mark.parametrize(
     "options",
-    [{"_broken": 1, "rebuild_every": 10**9}, {"_broken": 2}],
-    ids=["always-accept-frozen-tables", "log-densities"],
+    [{"_broken": 1, "rebuild_every": 10**9}, {"_broken": 2}, {"_broken": 2, "scan": "word"}],
+    ids=["always-accept-frozen-tables", "log-densities", "log-densities-word-scan"],
 )
 def test_wrong_mh_ratio_fails(problem, reference, options) -> None:
     draws = _chains(problem, "alias-mh", ALIAS_SWEEPS // 3, **options)

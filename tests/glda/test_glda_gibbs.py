@@ -119,6 +119,12 @@ def test_bad_options(tiny) -> None:
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, max_table_age=3)
     with pytest.raises(ValueError, match="max_table_age must be >= 1"):
         bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, max_table_age=0)
+    with pytest.raises(ValueError, match="scan apply to method 'alias-mh' only"):
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, scan="word")
+    with pytest.raises(ValueError, match="scan must be one of"):
+        bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, scan="topic")
+    with pytest.raises(ValueError, match="rebuild_every do not apply to scan='word'"):
+        bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, scan="word", rebuild_every=4)
     with pytest.raises(ValueError, match="chains must be a positive integer"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, chains=0)
     with pytest.raises(ValueError, match="take a bayeswe.glda.GaussianLDAData"):
@@ -146,3 +152,67 @@ def test_max_table_age_rebuilds_every_table_once_per_age(synthetic, age: int) ->
     state = init_state(problem, seed=4, method="alias-mh")
     kw["max_table_age"] = None
     assert [step(problem, state, **kw).rebuilds for _ in range(4)] == [n_types, 0, 0, 0]
+
+
+def test_word_scan_builds_each_table_once_per_sweep_before_its_tokens(synthetic) -> None:
+    """scan='word': one table per word type per sweep, whatever the tables' age."""
+    from bayeswe.samplers.gaussian_lda import init_state, step
+
+    problem = GLDAProblem.from_data(synthetic[0])
+    n_types = np.unique(problem.tok_word).size
+    state = init_state(problem, seed=4, method="alias-mh")
+    infos = [step(problem, state, method="alias-mh", scan="word") for _ in range(4)]
+    assert [info.rebuilds for info in infos] == [n_types] * 4
+    assert all(0.0 < info.acceptance_rate <= 1.0 for info in infos)
+    # the corpus-order scan rebuilds by uses: none while every table is younger than K
+    by_doc = init_state(problem, seed=4, method="alias-mh")
+    assert [step(problem, by_doc, method="alias-mh").rebuilds for _ in range(2)] == [n_types, 0]
+    by_word = init_state(problem, seed=4, method="alias-mh")
+    with pytest.raises(ValueError, match="rebuild_every and max_table_age do not apply"):
+        step(problem, by_word, method="alias-mh", scan="word", max_table_age=2)
+
+
+def test_word_scan_attrs_and_resume(tiny, tmp_path) -> None:
+    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2, scan="word")
+    whole = bayeswe.fit("gaussian_lda", tiny, **kw)
+    assert whole.posterior.attrs["scan"] == "word"
+    assert whole.posterior.attrs["rebuild_every"] == "once per sweep"
+    path = tmp_path / "word.npz"
+
+    def stop(done: int) -> None:
+        if done == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, checkpoint_every=1, callback=stop, **kw)
+    resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
+    np.testing.assert_array_equal(whole.posterior["mu"].values, resumed.posterior["mu"].values)
+    with pytest.raises(ValueError, match="written for another run"):
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **{**kw, "scan": "document"})
+
+
+def test_checkpoint_without_scan_resumes_as_document_scan(tiny, tmp_path) -> None:
+    """A checkpoint written before ``scan`` existed ran the corpus-order scan."""
+    import json
+
+    from bayeswe.samplers.checkpoint import write_npz_atomic
+
+    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2)
+    whole = bayeswe.fit("gaussian_lda", tiny, **kw)
+    path = tmp_path / "old.npz"
+
+    def stop(done: int) -> None:
+        if done == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, checkpoint_every=1, callback=stop, **kw)
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files if k != "meta"}
+        meta = json.loads(str(f["meta"]))
+    del meta["scan"]
+    write_npz_atomic(path, arrays, meta)
+    with pytest.raises(ValueError, match="written for another run"):
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw, scan="word")
+    resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
+    np.testing.assert_array_equal(whole.posterior["mu"].values, resumed.posterior["mu"].values)

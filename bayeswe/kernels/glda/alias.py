@@ -165,6 +165,7 @@ def sweep_alias(
     xx: np.ndarray,
     word_ptr: np.ndarray,
     word_tok: np.ndarray,
+    order: np.ndarray,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
 
@@ -196,6 +197,15 @@ def sweep_alias(
     K = 3 (tests/glda/test_glda_alias_repeated.py) and about 0.24 posterior sd of the
     log joint at K = 12 (tests/glda/test_glda_alias_stale_bias.py); it shrinks with
     smaller ``rebuild_every`` and vanishes for frozen tables.
+
+    Tokens are visited as ``order[start:stop]`` lists them. In corpus order (the
+    default scan) a table serves tokens of other documents, visited after other words'
+    tokens have moved. In word order (``order = word_tok``, with ``uses`` reset to -1
+    and ``rebuild_every`` huge before each sweep) each word's table is built just before
+    its first token and serves only the word's own tokens in a row: the table is then a
+    function of the other words' topics, which do not change while it is in use, so
+    every MH step has a fixed proposal given the rest of the state and the sweep leaves
+    the posterior exactly invariant (``scan="word"`` of the sampler).
 
     ``broken`` exists only to test that the stationarity test detects a wrong
     sampler: 1 = always accept (the token takes the last proposal, as in the
@@ -231,7 +241,8 @@ def sweep_alias(
     # the fast path, which serves fresh_doc=False)
     fast = not fresh_doc and broken == 0
     xx_owner = -1  # the token whose outer product xx holds (precision only)
-    for i in range(start, stop):
+    for pos in range(start, stop):
+        i = order[pos]
         d = tok_doc[i]
         w = tok_word[i]
         x = emb[w]
