@@ -7,9 +7,9 @@ one of its tokens and then serves its other tokens for ``rebuild_every`` (K) use
 a token's proposal depends on past states that are correlated with its current topic.
 
 Tables rebuilt at every use (from the state without the token) are valid MH proposals
-and agree with exact collapsed Gibbs (``test_tables_rebuilt_at_every_use_match_cgs``),
+and agree with exact collapsed Gibbs (``test_exact_schedules_match_cgs``),
 as does the scan by word, which builds each word's table once per sweep and uses it for
-the word's tokens in a row (``test_word_scan_matches_cgs``).
+the word's tokens in a row (the same test).
 The default does not: its mean lp lies above cgs's. Table densities are taken without
 the word's own tokens (``_log_t_without_copies``), which removes the direct dependence
 of a token's proposal on its own topic; measured with 4 chains of 3,000 sweeps, that
@@ -71,26 +71,18 @@ def reference(problem: GLDAProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return _cgs_reference(problem, SWEEPS)
 
 
-def test_tables_rebuilt_at_every_use_match_cgs(problem, reference) -> None:
-    draws = _chains(problem, "alias-mh", SWEEPS, rebuild_every=1)
-    _assert_chains_agree(draws, "alias-mh rebuild_every=1")
+@pytest.mark.parametrize(
+    "options", [{"rebuild_every": 1}, {"scan": "word"}], ids=["rebuild-every-use", "word-scan"]
+)
+def test_exact_schedules_match_cgs(problem, reference, options) -> None:
+    draws = _chains(problem, "alias-mh", SWEEPS, **options)
+    _assert_chains_agree(draws, f"alias-mh {options}")
     z = _z(reference, draws)
     _, mcse_ref, sd = reference
     detectable = (4 + 0.84) * np.hypot(_mean_and_mcse(draws)[1], mcse_ref) / sd
-    print(f"z(lp, S) = {z.round(2)}; bias detected w.p. 0.8: {detectable.round(3)} sd")
+    print(f"{options}: z(lp, S) = {z.round(2)}; bias detected w.p. 0.8: {detectable.round(3)} sd")
     assert np.abs(z).max() < 4, z
     # power: half the default's measured bias in lp (about 0.57 posterior sd) is detected
-    assert detectable.max() < 0.25, detectable
-
-
-def test_word_scan_matches_cgs(problem, reference) -> None:
-    draws = _chains(problem, "alias-mh", SWEEPS, scan="word")
-    _assert_chains_agree(draws, "alias-mh scan='word'")
-    z = _z(reference, draws)
-    _, mcse_ref, sd = reference
-    detectable = (4 + 0.84) * np.hypot(_mean_and_mcse(draws)[1], mcse_ref) / sd
-    print(f"scan='word': z(lp, S) = {z.round(2)}; bias detected w.p. 0.8: {detectable.round(3)} sd")
-    assert np.abs(z).max() < 4, z
     assert detectable.max() < 0.25, detectable
 
 

@@ -172,19 +172,24 @@ def test_word_scan_builds_each_table_once_per_sweep_before_its_tokens(synthetic)
         step(problem, by_word, method="alias-mh", scan="word", max_table_age=2)
 
 
+def _interrupt_after(data, path, kw: dict, sweeps: int) -> None:
+    """Run ``fit`` with a checkpoint at ``path``, stopped after ``sweeps`` sweeps."""
+
+    def stop(done: int) -> None:
+        if done == sweeps:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bayeswe.fit("gaussian_lda", data, checkpoint=path, checkpoint_every=1, callback=stop, **kw)
+
+
 def test_word_scan_attrs_and_resume(tiny, tmp_path) -> None:
     kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2, scan="word")
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     assert whole.posterior.attrs["scan"] == "word"
     assert whole.posterior.attrs["rebuild_every"] == "once per sweep"
     path = tmp_path / "word.npz"
-
-    def stop(done: int) -> None:
-        if done == 5:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, checkpoint_every=1, callback=stop, **kw)
+    _interrupt_after(tiny, path, kw, sweeps=5)
     resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
     np.testing.assert_array_equal(whole.posterior["mu"].values, resumed.posterior["mu"].values)
     with pytest.raises(ValueError, match="written for another run"):
@@ -200,13 +205,7 @@ def test_checkpoint_without_scan_resumes_as_document_scan(tiny, tmp_path) -> Non
     kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2)
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     path = tmp_path / "old.npz"
-
-    def stop(done: int) -> None:
-        if done == 5:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, checkpoint_every=1, callback=stop, **kw)
+    _interrupt_after(tiny, path, kw, sweeps=5)
     with np.load(path) as f:
         arrays = {k: f[k] for k in f.files if k != "meta"}
         meta = json.loads(str(f["meta"]))
