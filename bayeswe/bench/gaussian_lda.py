@@ -219,8 +219,8 @@ def setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) 
         chol = copy.deepcopy(base)
         out[label] = _time_sweeps(problem, chol, args.sweeps, method="cgs", density=density)
     alias_sides = (
-        ("alias", {"fresh_doc": False}),
-        ("alias_fresh_doc", {"fresh_doc": True}),
+        ("alias", {"scan": "document", "fresh_doc": False}),
+        ("alias_fresh_doc", {"scan": "document", "fresh_doc": True}),
         ("alias_word", {"scan": "word"}),
     )
     for label, options in alias_sides:

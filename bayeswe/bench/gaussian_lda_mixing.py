@@ -30,9 +30,11 @@ and ``t_k`` the topic's t density of eq. (1)
 setting (``mh_steps``; a word's table rebuilt after ``rebuild_every`` uses, ``K`` for K
 uses, and at its first use once ``max_table_age`` = AGE sweeps old; ``W`` for
 ``scan="word"``, each word's table built once per sweep just before its tokens, the
-exact schedule), each against the same cgs run. ``2:K``, the sampler's default, is the
-side ``alias``; another is ``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``), or
-``alias_m{STEPS}_word``.
+exact schedule and the sampler's default), each against the same cgs run. ``2:K``, the
+paper's scan (``scan="document"``, tokens in corpus order, tables rebuilt after K uses),
+is the side ``alias`` and gives the summary keys; another is
+``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``), or ``alias_m{STEPS}_word``. The default
+``--variants`` is ``2:K,2:W``, both scans.
 
 **Equal footing.**
 
@@ -111,8 +113,8 @@ BUDGETS: dict[int, tuple[float, float]] = {
     500: (120.0, 240.0),
 }
 QUICK_BUDGET = (0.2, 0.4)
-#: alias-MH's defaults: 2 MH steps per token, a table rebuilt after K uses (None),
-#: no maximum age in sweeps (None).
+#: The paper's alias-MH (``scan="document"``): 2 MH steps per token, a table rebuilt
+#: after K uses (None), no maximum age in sweeps (None). The side ``alias``.
 DEFAULT_VARIANT: tuple[int, int | None, int | None] = (2, None, None)
 #: Every ``HELDOUT_EVERY``-th token of each document is held out (document completion).
 HELDOUT_EVERY = 10
@@ -214,7 +216,7 @@ Variant = tuple[int, int | str | None, int | None]
 def parse_variants(text: str) -> list[Variant]:
     """``"2:K,4:K,2:25,2:K:3,2:W"`` -> ``[(2, None, None), (4, None, None), (2, 25, None),
     (2, None, 3), (2, "word", None)]``: alias-MH's ``mh_steps``, ``rebuild_every``
-    (``K``: the sampler's default, K uses; ``W``: ``scan="word"``, :data:`WORD_SCAN`)
+    (``K``: K uses, in the paper's scan; ``W``: ``scan="word"``, :data:`WORD_SCAN`)
     and, optionally, ``max_table_age`` in sweeps (not with ``W``)."""
     out: list[Variant] = []
     for item in (p.strip() for p in str(text).split(",")):
@@ -248,7 +250,7 @@ def parse_variants(text: str) -> list[Variant]:
 
 
 def variant_name(mh_steps: int, rebuild_every: int | str | None, max_age: int | None = None) -> str:
-    """Side name of an alias-MH variant: ``alias`` for the default 2:K, else
+    """Side name of an alias-MH variant: ``alias`` for the paper's 2:K, else
     ``alias_m4_rK`` (``alias_m2_rK_a3`` with a maximum table age, ``alias_m2_word``
     for the scan by word)."""
     if (mh_steps, rebuild_every, max_age) == DEFAULT_VARIANT:
@@ -665,11 +667,11 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--window", type=float, default=None, help="window CPU s for every K")
     parser.add_argument(
         "--variants",
-        default="2:K",
+        default="2:K,2:W",
         help="alias-MH variants STEPS:REBUILD[:AGE], comma-separated (MH steps per token, "
         "table rebuilt after REBUILD uses, K = the number of topics, or once AGE sweeps "
         "old; REBUILD W: scan by word, each table built once per sweep before its "
-        "word's tokens, exact); default 2:K, the sampler's",
+        "word's tokens, exact, the sampler's default); default 2:K,2:W",
     )
     parser.add_argument(
         "--heldout-every",

@@ -116,7 +116,7 @@ class GLDAProblem:
     @functools.cached_property
     def word_tokens(self) -> tuple[np.ndarray, np.ndarray]:
         """``(word_ptr, word_tok)``: the tokens of word ``w`` are
-        ``word_tok[word_ptr[w]:word_ptr[w + 1]]`` (alias-MH counts them per topic)."""
+        ``word_tok[word_ptr[w]:word_ptr[w + 1]]`` (the order of ``scan="word"``)."""
         V = self.emb.shape[0]
         word_tok = np.argsort(self.tok_word, kind="stable").astype(np.int32)
         word_ptr = np.zeros(V + 1, dtype=np.int64)
@@ -316,7 +316,7 @@ def step(
     max_table_age: int | None = None,
     fresh_doc: bool = False,
     density: str = "precision",
-    scan: str = "document",
+    scan: str = "word",
     _broken: int = 0,
 ) -> StepInfo:
     """One sweep over all tokens (updates ``state`` in place) and its :class:`StepInfo`.
@@ -365,15 +365,16 @@ def step(
             raise ValueError(f"scan must be one of {SCANS}, got {scan!r}")
         if scan == "word" and (rebuild_every is not None or max_table_age is not None):
             raise ValueError(
-                "scan='word' rebuilds every table once per sweep, just before its word's "
-                "tokens: rebuild_every and max_table_age do not apply"
+                "scan='word' (the default) rebuilds every table once per sweep, just before "
+                "its word's tokens: rebuild_every and max_table_age apply to "
+                "scan='document' only"
             )
-        work = np.empty(3 * D + 7 * K)
-        iwork = np.empty(2 * K, dtype=np.int32)
+        work = np.empty(3 * D + 9 * K)
+        iwork = np.empty(3 * K, dtype=np.int32)
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
         every = K if rebuild_every is None else int(rebuild_every)
-        word_ptr, word_tok = problem.word_tokens
+        word_tok = problem.word_tokens[1]
         if scan == "word":
             # each table is built at its word's first token of the sweep and serves the
             # word's tokens in a row, never a later sweep (sweep_alias: exact)
@@ -395,7 +396,7 @@ def step(
             state.alias_idx,
             state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache, word_ptr, word_tok, order,
+            *cache, _word_topic_counts(problem, state), order,
         )  # fmt: skip
         acc = float(stats[1]) / max(int(stats[0]), 1)
         changed = int((z_before != state.z).sum())
@@ -404,6 +405,13 @@ def step(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     state.sweep += 1
     return StepInfo(lp(problem, state), acc, int(changed), rebuilds)
+
+
+def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:
+    """``n_wk[w, k]``: tokens of word type ``w`` in topic ``k`` (alias-MH's set C)."""
+    V, K = problem.emb.shape[0], problem.K
+    flat = problem.tok_word.astype(np.int64) * K + state.z
+    return np.bincount(flat, minlength=V * K).reshape(V, K)
 
 
 def _precision_cache(state: GLDAState) -> tuple[np.ndarray, ...]:
@@ -472,18 +480,19 @@ class GLDAGibbsArgs:
     mh_steps
         ``alias-mh``: MH steps per token (default 2).
     rebuild_every
-        ``alias-mh``: a word's alias table is rebuilt after this many uses (default K,
+        ``alias-mh`` with ``scan="document"``: a word's alias table is rebuilt after
+        this many uses (default K,
         Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth). Tables
         built from past states make the chain slightly adaptive (see
         :func:`bayeswe.kernels.glda.sweep_alias`); a huge value freezes the tables after
         their first build, which is exact but lowers acceptance as topics move.
     max_table_age
-        ``alias-mh``: a word's table is also rebuilt at its first use once it is this
-        many sweeps old (default None: by uses only). With ``rebuild_every = K`` a word
-        with a few tokens per sweep keeps a table for about K / tokens sweeps; while
-        the topics still move, its proposals then favour where its tokens were long
-        ago. Each sweep counts as ``ceil(rebuild_every / max_table_age)`` uses of every
-        built table.
+        ``alias-mh`` with ``scan="document"``: a word's table is also rebuilt at its
+        first use once it is this many sweeps old (default None: by uses only). With
+        ``rebuild_every = K`` a word with a few tokens per sweep keeps a table for about
+        K / tokens sweeps; while the topics still move, its proposals then favour where
+        its tokens were long ago. Each sweep counts as
+        ``ceil(rebuild_every / max_table_age)`` uses of every built table.
     fresh_doc
         ``alias-mh``: the proposal's document term ``n_dk t(v | k)`` uses fresh topic
         parameters (True, the paper's choice; one solve per topic of the document) or
@@ -491,19 +500,23 @@ class GLDAGibbsArgs:
         token does not grow with the number of topics in the document; the MH step
         still scores with fresh densities). Documents of real corpora hold tens of
         topics, which made the fresh variant no faster than exact ``cgs`` at K = 100
-        in ``bayeswe bench gaussian-lda``.
+        in ``bayeswe bench gaussian-lda``. With ``scan="word"`` the table is current
+        for every topic it is used for, so both give the same proposal (the exact
+        conditional) and ``True`` only costs more.
     scan
-        ``alias-mh``: the order of a sweep. ``"document"`` (default, the paper's): tokens
-        in corpus order, a word's table rebuilt after ``rebuild_every`` uses, so it
-        serves tokens long after it was built and the chain is slightly adaptive (a bias
-        of a fraction of a posterior sd in the log joint with many topics, see
-        :func:`bayeswe.kernels.glda.sweep_alias`). ``"word"``: tokens grouped by word
+        ``alias-mh``: the order of a sweep. ``"word"`` (default): tokens grouped by word
         type, each word's table built once per sweep just before its tokens, from the
         other words' topics, which stay fixed while it is in use: every step is a valid
-        MH step and the chain is exactly invariant. A sweep then costs one table
-        (O(K D^2)) per word type in place of one per ``rebuild_every`` tokens, so it
-        saves over ``cgs`` as many density evaluations as a word type has tokens.
-        ``rebuild_every`` and ``max_table_age`` do not apply to it.
+        MH step and the chain leaves the posterior exactly invariant. A sweep costs one
+        table (O(K D^2)) per word type, so it saves over ``cgs`` about as many density
+        evaluations as a word type has tokens in the corpus. ``"document"`` (the
+        paper's, section 4.2): tokens in corpus order, a word's table rebuilt after
+        ``rebuild_every`` uses, so a table serves tokens long after it was built; the
+        chain is then slightly adaptive and its stationary distribution is off by a
+        fraction of a posterior sd in the log joint with many topics (see
+        :func:`bayeswe.kernels.glda.sweep_alias` and the Gaussian LDA docs page). It
+        is faster per sweep when word types have few tokens each.
+        ``rebuild_every`` and ``max_table_age`` apply to ``"document"`` only.
     density
         How the Mahalanobis distances ``(v - mu_k)' Psi_k^{-1} (v - mu_k)`` of eq. (1)
         are computed: ``"precision"`` (default) from ``Psi_k^{-1}``, rebuilt from the
@@ -563,12 +576,13 @@ class GLDAGibbsArgs:
             ]
             if given:
                 raise ValueError(f"option(s) {', '.join(given)} apply to method 'alias-mh' only")
-        if args.scan == "word":
+        if args.scan in (None, "word"):
             given = [n for n in ("rebuild_every", "max_table_age") if options.get(n) is not None]
             if given:
                 raise ValueError(
-                    f"option(s) {', '.join(given)} do not apply to scan='word', which builds "
-                    "every word's table once per sweep, just before the word's tokens"
+                    f"option(s) {', '.join(given)} apply to scan='document' only; "
+                    "scan='word' (the default) builds every word's table once per sweep, "
+                    "just before the word's tokens"
                 )
         return args
 
@@ -602,7 +616,7 @@ class GLDAGibbsArgs:
             # None with scan="word": tables are rebuilt once per sweep, by the scan
             "rebuild_every": (
                 None
-                if self.scan == "word"
+                if self.scan in (None, "word")
                 else K
                 if self.rebuild_every is None
                 else int(self.rebuild_every)
@@ -612,7 +626,7 @@ class GLDAGibbsArgs:
             "max_table_age": None if self.max_table_age is None else int(self.max_table_age),
             "fresh_doc": False if self.fresh_doc is None else bool(self.fresh_doc),
             "density": "precision" if self.density is None else self.density,
-            "scan": "document" if self.scan is None else self.scan,
+            "scan": "word" if self.scan is None else self.scan,
             "init": "kmeans" if self.init is None else self.init,
         }
 
@@ -729,11 +743,13 @@ def sample_gaussian_lda(
         resumed = path is not None and path.exists()
         if resumed:
             arrays, meta = _read_checkpoint(path, chains)
-            # a checkpoint written before an option existed ran with its default
+            # a checkpoint written before an option existed ran with its default; the
+            # alias-MH options do not change a cgs chain (and their defaults have changed)
+            ignored = _ALIAS_ONLY if method == "cgs" else ()
             mismatch = {
                 k: (meta.get(k, _ADDED_DEFAULTS.get(k)), v)
                 for k, v in meta_run.items()
-                if meta.get(k, _ADDED_DEFAULTS.get(k)) != v
+                if k not in ignored and meta.get(k, _ADDED_DEFAULTS.get(k)) != v
             }
             if mismatch:
                 raise CheckpointError(
@@ -866,6 +882,8 @@ def sample_gaussian_lda(
 
 #: Settings added after checkpoints were first written, with the value those runs had.
 _ADDED_DEFAULTS: dict[str, Any] = {"scan": "document"}
+#: Settings of ``alias-mh`` only: not compared when a ``cgs`` run resumes.
+_ALIAS_ONLY = ("mh_steps", "rebuild_every", "max_table_age", "fresh_doc", "scan")
 
 _OUT_ARRAYS = (
     "theta", "mu", "Sigma", "topic_tokens", "lp", "acceptance_rate", "warmup_lp", "rebuilds",

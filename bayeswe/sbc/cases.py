@@ -344,7 +344,7 @@ _GLDA_DESIGN = (
     f"every {TOPIC_THIN}th kept; label-invariant statistics of z"
 )
 #: alias-MH whose proposal never changes after a word's first table (an exact MH step)
-_FROZEN: dict[str, Any] = {"rebuild_every": 10**9, "fresh_doc": False}
+_FROZEN: dict[str, Any] = {"scan": "document", "rebuild_every": 10**9, "fresh_doc": False}
 _PG = f"; {PG_WARMUP} sweeps from the true values discarded, every {PG_THIN}th kept"
 
 #: name -> (case, replication function)
@@ -369,11 +369,20 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
     "glda-alias-mh": (
         SBCCase(
             "glda-alias-mh",
-            _GLDA_DESIGN,
+            _GLDA_DESIGN + "; the default scan by word",
             GLDA_STATS,
-            {"method": "alias-mh", "mh_steps": 2, "rebuild_every": "K (default)"},
+            {"method": "alias-mh", "mh_steps": 2, "scan": "word (default)"},
         ),  # fmt: skip
         _glda("alias-mh"),
+    ),
+    "glda-alias-mh-document": (
+        SBCCase(
+            "glda-alias-mh-document",
+            _GLDA_DESIGN + "; the paper's scan in corpus order",
+            GLDA_STATS,
+            {"method": "alias-mh", "mh_steps": 2, "scan": "document", "rebuild_every": "K"},
+        ),  # fmt: skip
+        _glda("alias-mh", scan="document"),
     ),
     "glda-alias-mh-frozen": (
         SBCCase(

@@ -38,7 +38,13 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"moved_per_sweep_alias_k{K}",
             f"level_gap_sd_k{K}",
         }
-    summary = check_result(out, "gaussian-lda-mixing", keys)
+    # the default --variants runs both scans: the paper's (the side alias, which gives
+    # the keys above) and the scan by word, whose keys carry its side's name
+    methods = out["settings"]["methods"]
+    assert methods["alias"]["scan"] == "document" and methods["alias_m2_word"]["scan"] == "word"
+    word_keys = {k for k in out["summary"] if "alias_m2_word" in k}
+    assert f"alias_m2_word_sweep_speed_ratio_k{K}" in word_keys
+    summary = check_result(out, "gaussian-lda-mixing", keys | word_keys)
     rows = out["results"]
     assert [(r["K"], r["seed"]) for r in rows] == [(10, 1), (10, 2), (20, 1), (20, 2)]
     for K in (10, 20):

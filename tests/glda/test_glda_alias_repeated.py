@@ -25,11 +25,12 @@ statistics, and the problem (``Psi = 3 I``) is one where all samplers mix.
 
 Power: the smallest bias the test detects with probability 0.8 is
 ``(4 + 0.84) * sqrt(MCSE_alias^2 + MCSE_cgs^2)``; :func:`test_power_is_stated` asserts
-it is below 0.05 posterior sd for both statistics. Deliberately wrong MH ratios fail:
-always accepting proposals from tables frozen at the random start, and log-densities
-in place of densities (``test_wrong_mh_ratio_fails``). Always accepting with fresh
-tables is *not* detectable here (measured bias 0.03 sd): tables rebuilt every K uses
-are so close to the exact conditional that MH accepts almost everything anyway.
+it is below 0.05 posterior sd for both statistics (default scan by word). Deliberately
+wrong MH ratios fail: always accepting proposals from tables frozen at the random start
+(``scan="document"``), and log-densities in place of densities in either scan
+(``test_wrong_mh_ratio_fails``). Always accepting with fresh tables is *not* detectable
+here (measured bias 0.03 sd): tables rebuilt every K uses are so close to the exact
+conditional that MH accepts almost everything anyway.
 """
 
 from __future__ import annotations
@@ -127,12 +128,21 @@ def _z(reference, draws: np.ndarray) -> np.ndarray:
     [
         {},
         {"fresh_doc": True},
-        {"rebuild_every": 1},
-        {"rebuild_every": 10**9},
-        {"max_table_age": 2},
-        {"scan": "word"},
+        {"scan": "document"},
+        {"scan": "document", "fresh_doc": True},
+        {"scan": "document", "rebuild_every": 1},
+        {"scan": "document", "rebuild_every": 10**9},
+        {"scan": "document", "max_table_age": 2},
     ],
-    ids=["default", "fresh-doc", "rebuild-every-use", "frozen-tables", "max-age-2", "word-scan"],
+    ids=[
+        "default-word-scan",
+        "word-scan-fresh-doc",
+        "document-scan",
+        "document-scan-fresh-doc",
+        "document-rebuild-every-use",
+        "document-frozen-tables",
+        "document-max-age-2",
+    ],
 )
 def test_alias_mh_matches_exact_cgs(problem, reference, default_draws, options) -> None:
     draws = _chains(problem, "alias-mh", ALIAS_SWEEPS, **options) if options else default_draws
@@ -144,8 +154,12 @@ def test_alias_mh_matches_exact_cgs(problem, reference, default_draws, options) 
 
 @pytest.mark.parametrize(
     "options",
-    [{"_broken": 1, "rebuild_every": 10**9}, {"_broken": 2}, {"_broken": 2, "scan": "word"}],
-    ids=["always-accept-frozen-tables", "log-densities", "log-densities-word-scan"],
+    [
+        {"_broken": 1, "scan": "document", "rebuild_every": 10**9},
+        {"_broken": 2, "scan": "document"},
+        {"_broken": 2},
+    ],
+    ids=["always-accept-frozen-tables", "log-densities-document-scan", "log-densities-word-scan"],
 )
 def test_wrong_mh_ratio_fails(problem, reference, options) -> None:
     draws = _chains(problem, "alias-mh", ALIAS_SWEEPS // 3, **options)

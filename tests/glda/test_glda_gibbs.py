@@ -123,8 +123,11 @@ def test_bad_options(tiny) -> None:
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, scan="word")
     with pytest.raises(ValueError, match="scan must be one of"):
         bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, scan="topic")
-    with pytest.raises(ValueError, match="rebuild_every do not apply to scan='word'"):
+    with pytest.raises(ValueError, match="rebuild_every apply to scan='document' only"):
         bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, scan="word", rebuild_every=4)
+    # the default scan is by word: the corpus-order options must name their scan
+    with pytest.raises(ValueError, match="max_table_age apply to scan='document' only"):
+        bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, max_table_age=2)
     with pytest.raises(ValueError, match="chains must be a positive integer"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, chains=0)
     with pytest.raises(ValueError, match="take a bayeswe.glda.GaussianLDAData"):
@@ -142,7 +145,7 @@ def test_max_table_age_rebuilds_every_table_once_per_age(synthetic, age: int) ->
     problem = GLDAProblem.from_data(synthetic[0])
     n_types = np.unique(problem.tok_word).size
     state = init_state(problem, seed=4, method="alias-mh")
-    kw = {"method": "alias-mh", "rebuild_every": 10**9, "max_table_age": age}
+    kw = {"method": "alias-mh", "scan": "document", "rebuild_every": 10**9, "max_table_age": age}
     assert step(problem, state, **kw).rebuilds == n_types  # first sweep: every table built
     rebuilds = [step(problem, state, **kw).rebuilds for _ in range(6 * age)]
     assert sum(rebuilds) == 6 * n_types
@@ -155,21 +158,23 @@ def test_max_table_age_rebuilds_every_table_once_per_age(synthetic, age: int) ->
 
 
 def test_word_scan_builds_each_table_once_per_sweep_before_its_tokens(synthetic) -> None:
-    """scan='word': one table per word type per sweep, whatever the tables' age."""
+    """scan='word' (the default): one table per word type per sweep, whatever the
+    tables' age."""
     from bayeswe.samplers.gaussian_lda import init_state, step
 
     problem = GLDAProblem.from_data(synthetic[0])
     n_types = np.unique(problem.tok_word).size
     state = init_state(problem, seed=4, method="alias-mh")
-    infos = [step(problem, state, method="alias-mh", scan="word") for _ in range(4)]
+    infos = [step(problem, state, method="alias-mh") for _ in range(4)]
     assert [info.rebuilds for info in infos] == [n_types] * 4
     assert all(0.0 < info.acceptance_rate <= 1.0 for info in infos)
     # the corpus-order scan rebuilds by uses: none while every table is younger than K
     by_doc = init_state(problem, seed=4, method="alias-mh")
-    assert [step(problem, by_doc, method="alias-mh").rebuilds for _ in range(2)] == [n_types, 0]
+    infos = [step(problem, by_doc, method="alias-mh", scan="document") for _ in range(2)]
+    assert [info.rebuilds for info in infos] == [n_types, 0]
     by_word = init_state(problem, seed=4, method="alias-mh")
-    with pytest.raises(ValueError, match="rebuild_every and max_table_age do not apply"):
-        step(problem, by_word, method="alias-mh", scan="word", max_table_age=2)
+    with pytest.raises(ValueError, match="max_table_age apply to scan='document' only"):
+        step(problem, by_word, method="alias-mh", max_table_age=2)
 
 
 def _interrupt_after(data, path, kw: dict, sweeps: int) -> None:
@@ -184,7 +189,7 @@ def _interrupt_after(data, path, kw: dict, sweeps: int) -> None:
 
 
 def test_word_scan_attrs_and_resume(tiny, tmp_path) -> None:
-    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2, scan="word")
+    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2)  # default scan
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     assert whole.posterior.attrs["scan"] == "word"
     assert whole.posterior.attrs["rebuild_every"] == "once per sweep"
@@ -197,12 +202,13 @@ def test_word_scan_attrs_and_resume(tiny, tmp_path) -> None:
 
 
 def test_checkpoint_without_scan_resumes_as_document_scan(tiny, tmp_path) -> None:
-    """A checkpoint written before ``scan`` existed ran the corpus-order scan."""
+    """A checkpoint written before ``scan`` existed ran the corpus-order scan, then the
+    default: it resumes with ``scan="document"`` and is refused by the default scan."""
     import json
 
     from bayeswe.samplers.checkpoint import write_npz_atomic
 
-    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2)
+    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2, scan="document")
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     path = tmp_path / "old.npz"
     _interrupt_after(tiny, path, kw, sweeps=5)
@@ -212,6 +218,33 @@ def test_checkpoint_without_scan_resumes_as_document_scan(tiny, tmp_path) -> Non
     del meta["scan"]
     write_npz_atomic(path, arrays, meta)
     with pytest.raises(ValueError, match="written for another run"):
-        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw, scan="word")
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **{**kw, "scan": None})
     resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
     np.testing.assert_array_equal(whole.posterior["mu"].values, resumed.posterior["mu"].values)
+
+
+def test_cgs_checkpoint_ignores_the_alias_options(tiny, tmp_path) -> None:
+    """A cgs checkpoint written when alias-mh's defaults were corpus order and K uses
+    (no ``scan``, ``rebuild_every = K``) resumes: those options do not change cgs."""
+    import json
+
+    from bayeswe.samplers.checkpoint import write_npz_atomic
+
+    kw = dict(method="cgs", seed=3, chains=1, sweeps=6, burn_in=2)
+    whole = bayeswe.fit("gaussian_lda", tiny, **kw)
+    path = tmp_path / "old_cgs.npz"
+    _interrupt_after(tiny, path, kw, sweeps=5)
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files if k != "meta"}
+        meta = json.loads(str(f["meta"]))
+    del meta["scan"]
+    meta["rebuild_every"] = tiny.n_topics
+    write_npz_atomic(path, arrays, meta)
+    resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
+    assert resumed.posterior.attrs["resumed"] == 1
+    np.testing.assert_array_equal(whole.posterior["mu"].values, resumed.posterior["mu"].values)
+    # settings that do change a cgs chain are still compared
+    meta["seed"] = 4
+    write_npz_atomic(path, arrays, meta)
+    with pytest.raises(ValueError, match="written for another run"):
+        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)

@@ -67,7 +67,15 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
 
 
 @pytest.mark.parametrize(
-    "sampler", ["lda-cgs", "lda-cgs-dense", "glda-cgs", "glda-alias-mh", "glda-alias-mh-frozen"]
+    "sampler",
+    [
+        "lda-cgs",
+        "lda-cgs-dense",
+        "glda-cgs",
+        "glda-alias-mh",
+        "glda-alias-mh-document",
+        "glda-alias-mh-frozen",
+    ],
 )
 def test_exact_samplers_are_calibrated(sampler: str) -> None:
     result = run_sbc(sampler, replications=REPS, seed=SEED)

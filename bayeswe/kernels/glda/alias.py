@@ -2,8 +2,9 @@
 
 :func:`sweep_alias` proposes from a mixture of the document term and a per-word Vose
 alias table of the stale "language model" term ``alpha_k t~(v_w | k)``
-(``_build_alias``), and corrects with an independence MH step against the exact
-conditional of eq. (1); the helpers below evaluate fresh densities (by forward
+(``_build_alias``), with fresh densities for the topics that hold the word's other
+tokens, and corrects with an independence MH step against the exact conditional of
+eq. (1); the helpers below evaluate fresh densities (by forward
 substitution with the factors, or from the precision cache of :mod:`.precision` when
 ``precision=True``), the proposal weight, and move the token once its steps are done.
 """
@@ -163,8 +164,7 @@ def sweep_alias(
     moves: np.ndarray,
     W: np.ndarray,
     xx: np.ndarray,
-    word_ptr: np.ndarray,
-    word_tok: np.ndarray,
+    n_wk: np.ndarray,
     order: np.ndarray,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
@@ -173,39 +173,50 @@ def sweep_alias(
     parameters and the token's own contribution removed (eq. 1); the token stays in
     its topic ``s`` during the MH steps (topic ``s`` without it is evaluated by
     ``_log_t_without``) and moves, one downdate and one update, only if accepted
-    elsewhere. Proposal: the mixture
+    elsewhere. Proposal: for the topics ``C`` that hold other tokens of the token's
+    word ``w`` (``n_wk[w, k]`` without token ``i``), ``q(k) ∝ (n_dk + alpha_k) t(x | k)``,
+    the target's own weight; for the others the mixture
 
         q(k) ∝ n_dk t'(x | k) + alpha_k t~(x | k)
 
-    where ``t~`` is the stale density of word ``w``'s alias table (drawn in O(1))
-    and ``t'`` is the fresh ``t`` (``fresh_doc=True``, the paper's "document term
-    computed exactly", one solve per topic present in the document) or the stale
-    ``t~`` (``fresh_doc=False``, no solve). ``q`` does not depend on the current
-    topic, so ``mh_steps`` independence-MH steps starting at the token's topic
-    ``s`` accept ``t`` with probability ``min(1, p(t) q(s) / (p(s) q(t)))``; on
-    rejection the token keeps its topic. Each step costs one solve (``t(x | t)``).
+    where ``t~`` is the density of word ``w``'s alias table (drawn in O(1), restricted
+    to topics outside ``C`` by rejection) and ``t'`` is the fresh ``t``
+    (``fresh_doc=True``, the paper's "document term computed exactly", one solve per
+    topic present in the document) or the table's ``t~`` (``fresh_doc=False``, no
+    solve). The table's densities are of the topics *without word w's tokens*, so
+    ``q`` does not depend on the token's own topic, and ``mh_steps`` independence-MH
+    steps starting at ``s`` accept ``t`` with probability
+    ``min(1, p(t) q(s) / (p(s) q(t)))``; on rejection the token keeps its topic.
+
+    Why ``C`` takes fresh densities: all tokens of ``w`` share the vector ``x``, so a
+    topic holding many of them has a far higher density at ``x`` than the same topic
+    without them (by hundreds of nats in 50 dimensions). With the table's density
+    there, ``p / q`` of that topic is huge and an independence sampler at such a state
+    leaves it with probability about ``q / p``: on the Lee corpus with GloVe 50d the
+    chain barely moved from its start. ``C`` is small (the topics a word's tokens are
+    in), and each of its topics costs one density per token.
 
     Word ``w``'s table is rebuilt (O(K D^2)) on its first use and after every
     ``rebuild_every`` uses (Li et al. 2014): with ``rebuild_every ~ K`` the rebuild
     costs O(D^2) per token amortized, the price of one MH step.
 
-    For a fixed table each MH step leaves the collapsed posterior invariant. The table's
-    densities are of the topics without word ``w``'s own tokens, so a token's proposal
-    does not depend on its own topic. A table rebuilt from a past state is still
-    correlated with the current one, which makes the chain adaptive and not exactly
-    invariant (as in AliasLDA/LightLDA): the bias is below the tests' resolution at
-    K = 3 (tests/glda/test_glda_alias_repeated.py) and about 0.24 posterior sd of the
-    log joint at K = 12 (tests/glda/test_glda_alias_stale_bias.py); it shrinks with
-    smaller ``rebuild_every`` and vanishes for frozen tables.
+    For a fixed table each MH step leaves the collapsed posterior invariant. A table
+    rebuilt from a past state is still correlated with the current one, which makes the
+    chain adaptive and not exactly invariant (as in AliasLDA/LightLDA); the tests in
+    tests/glda/test_glda_alias_stale_bias.py measure the bias of the corpus-order scan.
+    It shrinks with smaller ``rebuild_every`` and vanishes for frozen tables.
 
     Tokens are visited as ``order[start:stop]`` lists them. In corpus order (the
-    default scan) a table serves tokens of other documents, visited after other words'
-    tokens have moved. In word order (``order = word_tok``, with ``uses`` reset to -1
-    and ``rebuild_every`` huge before each sweep) each word's table is built just before
-    its first token and serves only the word's own tokens in a row: the table is then a
-    function of the other words' topics, which do not change while it is in use, so
-    every MH step has a fixed proposal given the rest of the state and the sweep leaves
-    the posterior exactly invariant (``scan="word"`` of the sampler).
+    paper's scan, ``scan="document"`` of the sampler) a table serves tokens of other
+    documents, visited after other words' tokens have moved. In word order
+    (``order = word_tok``, with ``uses`` reset to -1 and ``rebuild_every`` huge before
+    each sweep) each word's table is built just before its first token and serves only
+    the word's own tokens in a row: the table is then a function of the other words'
+    topics, which do not change while it is in use, so every MH step has a fixed
+    proposal given the rest of the state and the sweep leaves the posterior exactly
+    invariant (``scan="word"``, the sampler's default). There the table's density of a
+    topic outside ``C`` is also its current density, so ``q = p``: each token gets an
+    exact Gibbs draw, and every MH step accepts.
 
     ``broken`` exists only to test that the stationarity test detects a wrong
     sampler: 1 = always accept (the token takes the last proposal, as in the
@@ -213,7 +224,8 @@ def sweep_alias(
 
     ``stats[0] += proposals``, ``stats[1] += accepted`` (a proposal equal to the
     current topic counts as accepted), ``stats[2] += table rebuilds``.
-    ``work`` needs ``3 * D + 7 * K`` floats, ``iwork`` ``2 * K`` ints.
+    ``work`` needs ``3 * D + 9 * K`` floats, ``iwork`` ``3 * K`` ints. ``n_wk[w, k]``
+    counts word ``w``'s tokens in topic ``k`` on entry and is kept in step.
 
     ``precision``: the Mahalanobis distances come from the precision cache (``P`` ...
     ``xx`` as in :func:`.cgs.sweep_cgs_precision`, kept in step by
@@ -234,8 +246,13 @@ def sweep_alias(
     Qall = work[3 * D + 4 * K : 3 * D + 5 * K]
     log_alpha = work[3 * D + 5 * K : 3 * D + 6 * K]
     word_in_topic = work[3 * D + 6 * K : 3 * D + 7 * K]
+    copy_w = work[3 * D + 7 * K : 3 * D + 8 * K]
+    # copy_mark[k] == i: topic k holds other tokens of token i's word (the set C)
+    copy_mark = work[3 * D + 8 * K : 3 * D + 9 * K]
+    copy_topics = iwork[2 * K : 3 * K]
     for k in range(K):
         stamp[k] = -1.0
+        copy_mark[k] = -1.0
         log_alpha[k] = math.log(alpha[k])
     # broken = -1: the general code below with a correct MH step (tests compare it with
     # the fast path, which serves fresh_doc=False)
@@ -265,9 +282,7 @@ def sweep_alias(
                 for k in range(K):
                     Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
             for k in range(K):
-                word_in_topic[k] = 0.0
-            for j in range(word_ptr[w], word_ptr[w + 1]):
-                word_in_topic[z[word_tok[j]]] += 1.0
+                word_in_topic[k] = n_wk[w, k]
             _build_alias(
                 w, Qall, alpha, tconst, tscale, texp, stale_logw, stale_logq, stale_t,
                 alias_prob, alias_idx, scaled, small, large, word_in_topic, kappa_k, nu_k,
@@ -277,121 +292,154 @@ def sweep_alias(
             stats[2] += 1
         uses[w] += 1
         row = stale_logw[w]
-        if fast:
-            # The MH steps with the stale document term (fresh_doc=False). The proposal
-            # is then q(k) ∝ (n_dk + alpha_k) t~(v | k), the conditional with stale
-            # densities, so in the acceptance ratio p(t) q(c) / (p(c) q(t)) the count
-            # factors cancel: it is [t(v | t) / t~(v | t)] / [t(v | c) / t~(v | c)]. The
-            # document term uses the table's linear weights (no exp or log per topic),
-            # and a fresh density is computed only for a proposal other than the current
-            # topic. (Written out here: a call passing this many arrays costs more than
-            # the whole step.)
-            lin = stale_t[w]
-            nd = 0
-            p_doc = 0.0
+        lin = stale_t[w]
+        # The proposal, relative to the table's mass (log scale: stale_logq[w]):
+        #   q(k) ∝ (n_dk + alpha_k) t(v | k)          for k in C,
+        #   q(k) ∝ n_dk t'(v | k) + alpha_k t~(v | k)  otherwise,
+        # C the topics that hold other tokens of word w (the table's t~ is of each topic
+        # without them). Under the target a token is drawn to its word's other copies,
+        # so for those topics the proposal takes the fresh density: with t~ there the
+        # ratio p / q of a topic holding many copies is huge in many dimensions, and an
+        # independence sampler leaves such a state only with probability ~ q / p. C and
+        # these densities leave token i out, so q still does not depend on its topic.
+        logq = stale_logq[w]
+        nc = 0
+        a_copy = 0.0  # alias mass of the topics in C, in units of the table's mass
+        m_ref = 0.0  # reference for the weights: the table's mass or a larger one
+        for k in range(K):
+            c = n_wk[w, k] - (1 if k == s else 0)
+            if c > 0:
+                if precision and xx_owner != i:
+                    _outer_packed(x, xx)
+                    xx_owner = i
+                if stamp[k] != i:
+                    fresh_lt[k] = _token_log_t(k, s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                               invd, kappa_k, nu_k, logdet, tconst, tscale,
+                                               texp, y)  # fmt: skip
+                    stamp[k] = i
+                v = math.log(n_dk[d, k] + alpha[k]) + fresh_lt[k] - logq
+                copy_mark[k] = i
+                copy_topics[nc] = k
+                copy_w[nc] = v
+                nc += 1
+                a_copy += alpha[k] * lin[k]
+                if v > m_ref:
+                    m_ref = v
+        # document term of the topics outside C
+        nd = 0
+        if fresh_doc:
+            for k in range(K):
+                if n_dk[d, k] > 0 and copy_mark[k] != i:
+                    if stamp[k] != i:
+                        fresh_lt[k] = _token_log_t(k, s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                                   invd, kappa_k, nu_k, logdet, tconst, tscale,
+                                                   texp, y)  # fmt: skip
+                        stamp[k] = i
+                    v = math.log(n_dk[d, k]) + fresh_lt[k] - logq
+                    doc_topics[nd] = k
+                    doc_w[nd] = v
+                    nd += 1
+                    if v > m_ref:
+                        m_ref = v
+        scale = math.exp(-m_ref)
+        p_copy = 0.0
+        for j in range(nc):
+            e = math.exp(copy_w[j] - m_ref)
+            copy_w[j] = e
+            p_copy += e
+        p_doc = 0.0
+        if fresh_doc:
+            for j in range(nd):
+                e = math.exp(doc_w[j] - m_ref)
+                doc_w[j] = e
+                p_doc += e
+        else:
+            # the table's linear weights: no exp or log per topic
             for k in range(K):
                 n = n_dk[d, k]
-                if n > 0:
-                    e = n * lin[k]
+                if n > 0 and copy_mark[k] != i:
+                    e = n * lin[k] * scale
                     doc_topics[nd] = k
                     doc_w[nd] = e
                     p_doc += e
                     nd += 1
-            cur = s
-            for _ in range(mh_steps):
-                u = rand_uniform(rng) * (p_doc + 1.0)  # the alias term's mass is 1 (lin)
-                if u < p_doc:
-                    acc = 0.0
-                    t = doc_topics[nd - 1]
-                    for j in range(nd):
-                        acc += doc_w[j]
-                        if u < acc:
-                            t = doc_topics[j]
-                            break
-                else:
-                    col = int(rand_uniform(rng) * K)
-                    if col >= K:
-                        col = K - 1
-                    t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
-                stats[0] += 1
-                if t == cur:
-                    stats[1] += 1
-                    continue
-                if precision and xx_owner != i:
-                    _outer_packed(x, xx)
-                    xx_owner = i
-                if stamp[s] != i:
-                    fresh_lt[s] = _fresh_log_t_without(
-                        s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, kappa_k, nu_k, logdet, y
-                    )
-                    stamp[s] = i
-                if stamp[t] != i:
-                    fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
-                                               tconst, tscale, texp, y)  # fmt: skip
-                    stamp[t] = i
-                log_ratio = (fresh_lt[t] - (row[t] - log_alpha[t])) - (
-                    fresh_lt[cur] - (row[cur] - log_alpha[cur])
-                )
-                if math.log(rand_uniform(rng)) < log_ratio:
-                    cur = t
-                    stats[1] += 1
-            _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k, nu_k,
-                          tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
-            continue
-        # sparse document term, relative to a reference m to avoid underflow
-        nd = 0
-        m = stale_logq[w]
-        for k in range(K):
-            if n_dk[d, k] > 0:
-                if fresh_doc:
-                    if k != s:
-                        fresh_lt[k] = _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R,
-                                                   invd, tconst, tscale, texp, y)  # fmt: skip
-                        stamp[k] = i
-                    lt = fresh_lt[k]
-                else:
-                    lt = row[k] - math.log(alpha[k])
-                v = math.log(n_dk[d, k]) + lt
-                doc_topics[nd] = k
-                doc_w[nd] = v
-                if v > m:
-                    m = v
-                nd += 1
-        p_doc = 0.0
-        for j in range(nd):
-            e = math.exp(doc_w[j] - m)
-            doc_w[j] = e
-            p_doc += e
-        q_stale = math.exp(stale_logq[w] - m)
-        # current topic: fresh target and proposal weight
+        p_alias = max(1.0 - a_copy, 0.0) * scale
+        total = p_copy + p_doc + p_alias
         cur = s
-        lp_cur = math.log(n_dk[d, s] + alpha[s]) + fresh_lt[s]
-        lq_cur = _log_q(s, d, n_dk, fresh_doc, fresh_lt, row, alpha, m)
+        if not fast:
+            lp_cur = math.log(n_dk[d, s] + alpha[s]) + fresh_lt[s]
+            lq_cur = _log_q(s, d, n_dk, fresh_doc, copy_mark[s] == i, fresh_lt, row, lin,
+                            alpha, logq)  # fmt: skip
         for _ in range(mh_steps):
-            u = rand_uniform(rng) * (p_doc + q_stale)
-            if u < p_doc:
+            u = rand_uniform(rng) * total
+            if u < p_copy:
+                t = copy_topics[nc - 1]
                 acc = 0.0
+                for j in range(nc):
+                    acc += copy_w[j]
+                    if u < acc:
+                        t = copy_topics[j]
+                        break
+            elif u < p_copy + p_doc:
+                u -= p_copy
                 t = doc_topics[nd - 1]
+                acc = 0.0
                 for j in range(nd):
                     acc += doc_w[j]
                     if u < acc:
                         t = doc_topics[j]
                         break
             else:
-                col = int(rand_uniform(rng) * K)
-                if col >= K:
-                    col = K - 1
-                t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
+                # the table restricted to topics outside C, by rejection (exact); after
+                # 64 rejections, by a linear scan of the same weights
+                t = -1
+                for _try in range(64):
+                    col = int(rand_uniform(rng) * K)
+                    if col >= K:
+                        col = K - 1
+                    t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
+                    if copy_mark[t] != i:
+                        break
+                    t = -1
+                if t < 0:
+                    u = rand_uniform(rng) * (1.0 - a_copy)
+                    acc = 0.0
+                    for k in range(K):
+                        if copy_mark[k] != i:
+                            t = k
+                            acc += alpha[k] * lin[k]
+                            if u < acc:
+                                break
             stats[0] += 1
             if t == cur:
                 stats[1] += 1
                 continue
+            if precision and xx_owner != i:
+                _outer_packed(x, xx)
+                xx_owner = i
+            if stamp[s] != i:
+                fresh_lt[s] = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                                   invd, kappa_k, nu_k, logdet, y)  # fmt: skip
+                stamp[s] = i
             if stamp[t] != i:
                 fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
                                            tconst, tscale, texp, y)  # fmt: skip
                 stamp[t] = i
+            if fast:
+                # q(k) ∝ (n_dk + alpha_k) g(k), g the fresh density in C and the table's
+                # elsewhere, so the count factors cancel in p(t) q(c) / (p(c) q(t))
+                log_ratio = 0.0
+                if copy_mark[t] != i:
+                    log_ratio += fresh_lt[t] - (row[t] - log_alpha[t])
+                if copy_mark[cur] != i:
+                    log_ratio -= fresh_lt[cur] - (row[cur] - log_alpha[cur])
+                if math.log(rand_uniform(rng)) < log_ratio:
+                    cur = t
+                    stats[1] += 1
+                continue
             lp_t = math.log(n_dk[d, t] + alpha[t]) + fresh_lt[t]
-            lq_t = _log_q(t, d, n_dk, fresh_doc, fresh_lt, row, alpha, m)
+            lq_t = _log_q(t, d, n_dk, fresh_doc, copy_mark[t] == i, fresh_lt, row, lin, alpha,
+                          logq)  # fmt: skip
             ua = rand_uniform(rng)
             if broken == 1:
                 accept = True
@@ -405,8 +453,9 @@ def sweep_alias(
                 lp_cur = lp_t
                 lq_cur = lq_t
                 stats[1] += 1
-        _finish_token(i, d, s, cur, x, z, n_dk, precision, mu, R, invd, logdet, kappa_k, nu_k,
-                      tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+        _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, precision, mu, R, invd, logdet,
+                      kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W,
+                      work)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -415,9 +464,11 @@ def _finish_token(
     d: int,
     s: int,
     cur: int,
+    w: int,
     x: np.ndarray,
     z: np.ndarray,
     n_dk: np.ndarray,
+    n_wk: np.ndarray,
     precision: bool,
     mu: np.ndarray,
     R: np.ndarray,
@@ -438,6 +489,9 @@ def _finish_token(
 ) -> None:
     # token i (in topic s, counted out of n_dk[d]) ends in topic cur: move it if needed
     n_dk[d, cur] += 1
+    if cur != s:
+        n_wk[w, s] -= 1
+        n_wk[w, cur] += 1
     if cur != s and precision:
         topic_move_precision(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
                              tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
@@ -476,6 +530,34 @@ def _fresh_log_t_without(
 
 
 @njit(cache=True, inline="always")
+def _token_log_t(
+    k: int,
+    s: int,
+    x: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    logdet: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    y: np.ndarray,
+) -> float:
+    # eq. (1) under topic k for the token x that sits in topic s (left out of it)
+    if k == s:
+        return _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, kappa_k,
+                                    nu_k, logdet, y)  # fmt: skip
+    return _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, tconst, tscale, texp, y)
+
+
+@njit(cache=True, inline="always")
 def _fresh_log_t(
     k: int,
     x: np.ndarray,
@@ -506,15 +588,24 @@ def _log_q(
     d: int,
     n_dk: np.ndarray,
     fresh_doc: bool,
+    in_copies: bool,
     fresh_lt: np.ndarray,
     row: np.ndarray,
+    lin: np.ndarray,
     alpha: np.ndarray,
-    m: float,
+    logq: float,
 ) -> float:
-    # log of the unnormalised proposal weight n_dk t'(x|k) + alpha_k t~(x|k), minus m
-    stale = math.exp(row[k] - m)
+    # log of the unnormalised proposal weight of topic k (see sweep_alias), minus logq:
+    # (n_dk + alpha_k) t(x|k) in C, n_dk t'(x|k) + alpha_k t~(x|k) elsewhere
     n = n_dk[d, k]
+    if in_copies:
+        return math.log(n + alpha[k]) + fresh_lt[k] - logq
+    stale = row[k] - logq  # log(alpha_k t~ / table mass)
     if n > 0:
-        lt = fresh_lt[k] if fresh_doc else row[k] - math.log(alpha[k])
-        return math.log(n * math.exp(lt - m) + stale)
-    return math.log(stale)
+        if fresh_doc:
+            a = math.log(n) + fresh_lt[k] - logq
+        else:
+            a = math.log(n * lin[k])
+        hi = max(a, stale)
+        return hi + math.log(math.exp(a - hi) + math.exp(stale - hi))
+    return stale
