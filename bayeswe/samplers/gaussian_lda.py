@@ -396,7 +396,7 @@ def step(
             state.alias_idx,
             state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache, _word_topic_counts(problem, state), order,
+            *cache, _word_topic_counts(problem, state), _density_cache(K), order,
         )  # fmt: skip
         acc = float(stats[1]) / max(int(stats[0]), 1)
         changed = int((z_before != state.z).sum())
@@ -412,6 +412,13 @@ def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:
     V, K = problem.emb.shape[0], problem.K
     flat = problem.tok_word.astype(np.int64) * K + state.z
     return np.bincount(flat, minlength=V * K).reshape(V, K)
+
+
+def _density_cache(K: int) -> np.ndarray:
+    """Empty ``tcache`` of :func:`kern.sweep_alias` (no word, topic versions zero)."""
+    tcache = np.zeros((7, K))
+    tcache[1] = tcache[4] = -1.0
+    return tcache
 
 
 def _precision_cache(state: GLDAState) -> tuple[np.ndarray, ...]:

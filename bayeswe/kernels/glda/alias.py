@@ -165,6 +165,7 @@ def sweep_alias(
     W: np.ndarray,
     xx: np.ndarray,
     n_wk: np.ndarray,
+    tcache: np.ndarray,
     order: np.ndarray,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
@@ -225,7 +226,9 @@ def sweep_alias(
     ``stats[0] += proposals``, ``stats[1] += accepted`` (a proposal equal to the
     current topic counts as accepted), ``stats[2] += table rebuilds``.
     ``work`` needs ``3 * D + 9 * K`` floats, ``iwork`` ``3 * K`` ints. ``n_wk[w, k]``
-    counts word ``w``'s tokens in topic ``k`` on entry and is kept in step.
+    counts word ``w``'s tokens in topic ``k`` on entry and is kept in step. ``tcache``
+    (7, K) holds densities of the topics at the current word's vector (see
+    ``_token_log_t``); on entry rows 1 and 4 must be -1 and row 6 zero.
 
     ``precision``: the Mahalanobis distances come from the precision cache (``P`` ...
     ``xx`` as in :func:`.cgs.sweep_cgs_precision`, kept in step by
@@ -257,7 +260,7 @@ def sweep_alias(
     # broken = -1: the general code below with a correct MH step (tests compare it with
     # the fast path, which serves fresh_doc=False)
     fast = not fresh_doc and broken == 0
-    xx_owner = -1  # the token whose outer product xx holds (precision only)
+    xx_owner = -1  # the word whose vector's outer product xx holds (precision only)
     for pos in range(start, stop):
         i = order[pos]
         d = tok_doc[i]
@@ -267,13 +270,15 @@ def sweep_alias(
         n_dk[d, s] -= 1
         rebuild = uses[w] < 0 or uses[w] >= rebuild_every
         if precision and (rebuild or not fast):
-            _outer_packed(x, xx)  # else built when first needed
-            xx_owner = i
+            if xx_owner != w:
+                _outer_packed(x, xx)  # else built when first needed
+                xx_owner = w
         if rebuild or not fast:
             # the token stays in topic s; its fresh density under s without it comes
             # from its Mahalanobis distance under the current topic s (_log_t_without)
-            fresh_lt[s] = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
-                                               invd, kappa_k, nu_k, logdet, y)  # fmt: skip
+            fresh_lt[s] = _token_log_t(s, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
+                                       kappa_k, nu_k, logdet, tconst, tscale, texp, y,
+                                       tcache)  # fmt: skip
             stamp[s] = i
         if rebuild:
             if precision:
@@ -283,6 +288,16 @@ def sweep_alias(
                     Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
             for k in range(K):
                 word_in_topic[k] = n_wk[w, k]
+                # the distances give every topic's current density at v_w (and, where the
+                # word has tokens, without one of them): kept for this word's tokens
+                # until the topic changes
+                tcache[0, k] = tconst[k] - texp[k] * math.log1p(Qall[k] * tscale[k])
+                tcache[1, k] = w
+                tcache[2, k] = tcache[6, k]
+                if n_wk[w, k] > 0:
+                    tcache[3, k] = _log_t_without(k, Qall[k], D, kappa_k, nu_k, logdet)
+                    tcache[4, k] = w
+                    tcache[5, k] = tcache[6, k]
             _build_alias(
                 w, Qall, alpha, tconst, tscale, texp, stale_logw, stale_logq, stale_t,
                 alias_prob, alias_idx, scaled, small, large, word_in_topic, kappa_k, nu_k,
@@ -309,13 +324,13 @@ def sweep_alias(
         for k in range(K):
             c = n_wk[w, k] - (1 if k == s else 0)
             if c > 0:
-                if precision and xx_owner != i:
+                if precision and xx_owner != w:
                     _outer_packed(x, xx)
-                    xx_owner = i
+                    xx_owner = w
                 if stamp[k] != i:
-                    fresh_lt[k] = _token_log_t(k, s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                    fresh_lt[k] = _token_log_t(k, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R,
                                                invd, kappa_k, nu_k, logdet, tconst, tscale,
-                                               texp, y)  # fmt: skip
+                                               texp, y, tcache)  # fmt: skip
                     stamp[k] = i
                 v = math.log(n_dk[d, k] + alpha[k]) + fresh_lt[k] - logq
                 copy_mark[k] = i
@@ -331,9 +346,9 @@ def sweep_alias(
             for k in range(K):
                 if n_dk[d, k] > 0 and copy_mark[k] != i:
                     if stamp[k] != i:
-                        fresh_lt[k] = _token_log_t(k, s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
-                                                   invd, kappa_k, nu_k, logdet, tconst, tscale,
-                                                   texp, y)  # fmt: skip
+                        fresh_lt[k] = _token_log_t(k, s, w, x, precision, Pp, Pmu, muPmu, xx, mu,
+                                                   R, invd, kappa_k, nu_k, logdet, tconst,
+                                                   tscale, texp, y, tcache)  # fmt: skip
                         stamp[k] = i
                     v = math.log(n_dk[d, k]) + fresh_lt[k] - logq
                     doc_topics[nd] = k
@@ -414,16 +429,18 @@ def sweep_alias(
             if t == cur:
                 stats[1] += 1
                 continue
-            if precision and xx_owner != i:
+            if precision and xx_owner != w:
                 _outer_packed(x, xx)
-                xx_owner = i
+                xx_owner = w
             if stamp[s] != i:
-                fresh_lt[s] = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R,
-                                                   invd, kappa_k, nu_k, logdet, y)  # fmt: skip
+                fresh_lt[s] = _token_log_t(s, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                           invd, kappa_k, nu_k, logdet, tconst, tscale, texp, y,
+                                           tcache)  # fmt: skip
                 stamp[s] = i
             if stamp[t] != i:
-                fresh_lt[t] = _fresh_log_t(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
-                                           tconst, tscale, texp, y)  # fmt: skip
+                fresh_lt[t] = _token_log_t(t, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R,
+                                           invd, kappa_k, nu_k, logdet, tconst, tscale, texp, y,
+                                           tcache)  # fmt: skip
                 stamp[t] = i
             if fast:
                 # q(k) ∝ (n_dk + alpha_k) g(k), g the fresh density in C and the table's
@@ -453,8 +470,8 @@ def sweep_alias(
                 lp_cur = lp_t
                 lq_cur = lq_t
                 stats[1] += 1
-        _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, precision, mu, R, invd, logdet,
-                      kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W,
+        _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, tcache, precision, mu, R, invd,
+                      logdet, kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W,
                       work)  # fmt: skip
 
 
@@ -469,6 +486,7 @@ def _finish_token(
     z: np.ndarray,
     n_dk: np.ndarray,
     n_wk: np.ndarray,
+    tcache: np.ndarray,
     precision: bool,
     mu: np.ndarray,
     R: np.ndarray,
@@ -492,6 +510,8 @@ def _finish_token(
     if cur != s:
         n_wk[w, s] -= 1
         n_wk[w, cur] += 1
+        tcache[6, s] += 1.0  # both topics changed: their cached densities are void
+        tcache[6, cur] += 1.0
     if cur != s and precision:
         topic_move_precision(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
                              tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
@@ -533,6 +553,7 @@ def _fresh_log_t_without(
 def _token_log_t(
     k: int,
     s: int,
+    w: int,
     x: np.ndarray,
     precision: bool,
     Pp: np.ndarray,
@@ -549,12 +570,31 @@ def _token_log_t(
     tscale: np.ndarray,
     texp: np.ndarray,
     y: np.ndarray,
+    tcache: np.ndarray,
 ) -> float:
-    # eq. (1) under topic k for the token x that sits in topic s (left out of it)
+    # eq. (1) under topic k for a token of word w (vector x) that sits in topic s (left
+    # out of it). A topic's density at v_w, and its density without one token of w, are
+    # the same for all of w's tokens until the topic changes: tcache keeps them per
+    # topic with the word and the topic's version (row 6, bumped by every move), so
+    # the scan by word computes each once per word and topic state. xx must hold x's
+    # outer product (precision only).
+    ver = tcache[6, k]
     if k == s:
-        return _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, kappa_k,
-                                    nu_k, logdet, y)  # fmt: skip
-    return _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, tconst, tscale, texp, y)
+        if tcache[4, k] == w and tcache[5, k] == ver:
+            return tcache[3, k]
+        v = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, kappa_k,
+                                 nu_k, logdet, y)  # fmt: skip
+        tcache[3, k] = v
+        tcache[4, k] = w
+        tcache[5, k] = ver
+        return v
+    if tcache[1, k] == w and tcache[2, k] == ver:
+        return tcache[0, k]
+    v = _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, tconst, tscale, texp, y)
+    tcache[0, k] = v
+    tcache[1, k] = w
+    tcache[2, k] = ver
+    return v
 
 
 @njit(cache=True, inline="always")
