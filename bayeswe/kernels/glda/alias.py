@@ -378,7 +378,8 @@ def sweep_alias(
                     doc_w[nd] = e
                     p_doc += e
                     nd += 1
-        p_alias = max(1.0 - a_copy, 0.0) * scale
+        # (no topic outside C: the table's part is empty, whatever rounding left of it)
+        p_alias = max(1.0 - a_copy, 0.0) * scale if nc < K else 0.0
         total = p_copy + p_doc + p_alias
         cur = s
         if not fast:
