@@ -114,14 +114,10 @@ class GLDAProblem:
         )
 
     @functools.cached_property
-    def word_tokens(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(word_ptr, word_tok)``: the tokens of word ``w`` are
-        ``word_tok[word_ptr[w]:word_ptr[w + 1]]`` (the order of ``scan="word"``)."""
-        V = self.emb.shape[0]
-        word_tok = np.argsort(self.tok_word, kind="stable").astype(np.int32)
-        word_ptr = np.zeros(V + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.tok_word, minlength=V), out=word_ptr[1:])
-        return word_ptr, word_tok
+    def word_order(self) -> np.ndarray:
+        """Token indices grouped by word type, corpus order within a type: alias-MH's
+        visiting order for ``scan="word"``."""
+        return np.argsort(self.tok_word, kind="stable").astype(np.int32)
 
     @functools.cached_property
     def corpus_order(self) -> np.ndarray:
@@ -374,11 +370,10 @@ def step(
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
         every = K if rebuild_every is None else int(rebuild_every)
-        word_tok = problem.word_tokens[1]
         if scan == "word":
             # each table is built at its word's first token of the sweep and serves the
             # word's tokens in a row, never a later sweep (sweep_alias: exact)
-            order = word_tok
+            order = problem.word_order
             state.uses[:] = -1
             every = np.iinfo(np.int64).max
         else:
