@@ -57,3 +57,25 @@ def test_alias_mh_climbs_like_cgs(problem: GLDAProblem, seed: int) -> None:
     climb, acceptance = _climb(problem, seed, "alias-mh")  # scan="word"
     assert acceptance == [1.0] * SWEEPS
     assert climb / cgs_climb >= 0.85, (climb, cgs_climb)
+
+
+def test_word_topic_counts_kept_across_sweeps(problem: GLDAProblem) -> None:
+    """alias-mh keeps n_wk in the state between its sweeps: always equal to the counts
+    of z, rebuilt after another method's sweep, and the same draws as rebuilding it
+    every sweep."""
+    from bayeswe.samplers.gaussian_lda import _word_topic_counts
+
+    kept = init_state(problem, seed=5, method="alias-mh")
+    fresh = init_state(problem, seed=5, method="alias-mh")
+    for method in ["alias-mh", "alias-mh", "cgs", "alias-mh", "alias-mh"]:
+        for scan in ["word", "document"]:
+            options = {"scan": scan} if method == "alias-mh" else {}
+            step(problem, kept, method=method, **options)
+            fresh.word_topic = None
+            step(problem, fresh, method=method, **options)
+            np.testing.assert_array_equal(kept.z, fresh.z)
+            if method == "alias-mh":
+                assert kept.word_topic_sweep == kept.sweep
+                np.testing.assert_array_equal(kept.word_topic, _word_topic_counts(problem, kept))
+            else:
+                assert kept.word_topic_sweep != kept.sweep

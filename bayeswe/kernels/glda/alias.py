@@ -40,9 +40,6 @@ def _build_alias(
     w: int,
     Q: np.ndarray,
     alpha: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
     stale_logw: np.ndarray,
     stale_logq: np.ndarray,
     stale_t: np.ndarray,
@@ -56,10 +53,13 @@ def _build_alias(
     nu_k: np.ndarray,
     logdet: np.ndarray,
     D: int,
+    lt_now: np.ndarray,
+    log_alpha: np.ndarray,
 ) -> None:
     # Vose (1991) alias table of the "language model" term alpha_k t(v_w | k)
     # (section 4.2), with the current (soon stale) topic parameters, from the
-    # Mahalanobis distances Q[k] of v_w (O(K D^2) for the caller), O(K) here.
+    # Mahalanobis distances Q[k] of v_w (O(K D^2) for the caller), O(K) here;
+    # lt_now[k] is the caller's log t(v_w | k) from the same Q[k] (no second log1p).
     # Each density is of topic k *without word w's own tokens* (word_in_topic[k] of
     # them, all with the vector v_w: one rank-1 downdate, _log_t_without_copies). The
     # table then serves every token of w with a proposal that does not depend on that
@@ -74,8 +74,8 @@ def _build_alias(
         if word_in_topic[k] > 0.0:
             lt = _log_t_without_copies(k, Q[k], D, kappa_k, nu_k, logdet, word_in_topic[k])
         else:
-            lt = tconst[k] - texp[k] * math.log1p(Q[k] * tscale[k])
-        v = math.log(alpha[k]) + lt
+            lt = lt_now[k]
+        v = log_alpha[k] + lt
         row[k] = v
         if v > m:
             m = v
@@ -299,9 +299,9 @@ def sweep_alias(
                     tcache[4, k] = w
                     tcache[5, k] = tcache[6, k]
             _build_alias(
-                w, Qall, alpha, tconst, tscale, texp, stale_logw, stale_logq, stale_t,
+                w, Qall, alpha, stale_logw, stale_logq, stale_t,
                 alias_prob, alias_idx, scaled, small, large, word_in_topic, kappa_k, nu_k,
-                logdet, D,
+                logdet, D, tcache[0], log_alpha,
             )  # fmt: skip
             uses[w] = 0
             stats[2] += 1
