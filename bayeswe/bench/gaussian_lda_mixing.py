@@ -30,11 +30,11 @@ and ``t_k`` the topic's t density of eq. (1)
 setting (``mh_steps``; a word's table rebuilt after ``rebuild_every`` uses, ``K`` for K
 uses, and at its first use once ``max_table_age`` = AGE sweeps old; ``W`` for
 ``scan="word"``, each word's table built once per sweep just before its tokens, the
-exact schedule and the sampler's default), each against the same cgs run. ``2:K``, the
-paper's scan (``scan="document"``, tokens in corpus order, tables rebuilt after K uses),
-is the side ``alias`` and gives the summary keys; another is
-``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``), or ``alias_m{STEPS}_word``. The default
-``--variants`` is ``2:K,2:W``, both scans.
+exact schedule), each against the same cgs run. ``2:W``, the sampler's default
+(``scan="word"``), is the side ``alias`` and gives the summary keys; another is
+``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``; ``alias_m2_rK`` is the paper's scan,
+``scan="document"``, tokens in corpus order, tables rebuilt after K uses) or
+``alias_m{STEPS}_word``. The default ``--variants`` is ``2:W,2:K``, both scans.
 
 **Equal footing.**
 
@@ -113,9 +113,11 @@ BUDGETS: dict[int, tuple[float, float]] = {
     500: (120.0, 240.0),
 }
 QUICK_BUDGET = (0.2, 0.4)
-#: The paper's alias-MH (``scan="document"``): 2 MH steps per token, a table rebuilt
-#: after K uses (None), no maximum age in sweeps (None). The side ``alias``.
-DEFAULT_VARIANT: tuple[int, int | None, int | None] = (2, None, None)
+#: ``rebuild_every`` of a variant that scans by word (``--variants 2:W``).
+WORD_SCAN = "word"
+#: The sampler's default alias-MH (``scan="word"``, 2 MH steps per token). The side
+#: ``alias``, which gives the summary keys.
+DEFAULT_VARIANT: tuple[int, int | str | None, int | None] = (2, WORD_SCAN, None)
 #: Every ``HELDOUT_EVERY``-th token of each document is held out (document completion).
 HELDOUT_EVERY = 10
 #: Held-out evaluations over a side's whole budget (fewer if its sweeps are longer).
@@ -207,9 +209,6 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     return out
 
 
-#: ``rebuild_every`` of a variant that scans by word (``--variants 2:W``).
-WORD_SCAN = "word"
-
 Variant = tuple[int, int | str | None, int | None]
 
 
@@ -250,9 +249,9 @@ def parse_variants(text: str) -> list[Variant]:
 
 
 def variant_name(mh_steps: int, rebuild_every: int | str | None, max_age: int | None = None) -> str:
-    """Side name of an alias-MH variant: ``alias`` for the paper's 2:K, else
-    ``alias_m4_rK`` (``alias_m2_rK_a3`` with a maximum table age, ``alias_m2_word``
-    for the scan by word)."""
+    """Side name of an alias-MH variant: ``alias`` for the sampler's default 2:W, else
+    ``alias_m2_rK`` (the paper's scan; ``alias_m2_rK_a3`` with a maximum table age) or
+    ``alias_m1_word`` (another scan by word)."""
     if (mh_steps, rebuild_every, max_age) == DEFAULT_VARIANT:
         return "alias"
     if rebuild_every == WORD_SCAN:
@@ -667,11 +666,11 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--window", type=float, default=None, help="window CPU s for every K")
     parser.add_argument(
         "--variants",
-        default="2:K,2:W",
+        default="2:W,2:K",
         help="alias-MH variants STEPS:REBUILD[:AGE], comma-separated (MH steps per token, "
         "table rebuilt after REBUILD uses, K = the number of topics, or once AGE sweeps "
         "old; REBUILD W: scan by word, each table built once per sweep before its "
-        "word's tokens, exact, the sampler's default); default 2:K,2:W",
+        "word's tokens, exact, the sampler's default); default 2:W,2:K",
     )
     parser.add_argument(
         "--heldout-every",

@@ -398,7 +398,7 @@ def step(
             state.alias_idx,
             state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache, state.word_topic, _density_cache(K), order,
+            *cache, state.word_topic, _density_cache(K), order, scan == "word",
         )  # fmt: skip
         state.word_topic_sweep = state.sweep + 1
         acc = float(stats[1]) / max(int(stats[0]), 1)

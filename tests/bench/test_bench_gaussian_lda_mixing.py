@@ -38,12 +38,12 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"moved_per_sweep_alias_k{K}",
             f"level_gap_sd_k{K}",
         }
-    # the default --variants runs both scans: the paper's (the side alias, which gives
-    # the keys above) and the scan by word, whose keys carry its side's name
+    # the default --variants runs both scans: the sampler's default by word (the side
+    # alias, which gives the keys above) and the paper's, whose keys carry its side's name
     methods = out["settings"]["methods"]
-    assert methods["alias"]["scan"] == "document" and methods["alias_m2_word"]["scan"] == "word"
-    word_keys = {k for k in out["summary"] if "alias_m2_word" in k}
-    assert f"alias_m2_word_sweep_speed_ratio_k{K}" in word_keys
+    assert methods["alias"]["scan"] == "word" and methods["alias_m2_rK"]["scan"] == "document"
+    word_keys = {k for k in out["summary"] if "alias_m2_rK" in k}
+    assert f"alias_m2_rK_sweep_speed_ratio_k{K}" in word_keys
     summary = check_result(out, "gaussian-lda-mixing", keys | word_keys)
     rows = out["results"]
     assert [(r["K"], r["seed"]) for r in rows] == [(10, 1), (10, 2), (20, 1), (20, 2)]
@@ -129,22 +129,25 @@ def test_budgets_dimensions_and_a_shared_start_can_be_set(run_bench) -> None:
 
 def test_alias_variants_each_get_their_ratios(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants",
-                    "2:K,4:3,2:K:2,2:W", "--no-heldout")  # fmt: skip
+                    "2:K,4:3,2:K:2,2:W,1:W", "--no-heldout")  # fmt: skip
     assert out["settings"]["methods"]["alias_m4_r3"] == {
         "method": "alias-mh", "mh_steps": 4, "rebuild_every": 3, "max_table_age": None,
         "scan": "document",
     }  # fmt: skip
-    assert out["settings"]["methods"]["alias_m2_word"]["scan"] == "word"
+    assert out["settings"]["methods"]["alias"]["scan"] == "word"  # the sampler's default
+    assert out["settings"]["methods"]["alias_m1_word"]["mh_steps"] == 1
+    assert out["settings"]["methods"]["alias_m2_rK"]["scan"] == "document"
     assert out["settings"]["methods"]["alias_m2_rK_a2"]["max_table_age"] == 2
     assert out["settings"]["heldout"] is None
     summary = out["summary"]
     row = out["results"][0]  # K = 10
-    assert row["alias_m4_r3"]["mh_steps"] == 4 and row["alias"]["rebuild_every"] == 10
-    assert row["alias_m2_rK_a2"]["max_table_age"] == 2 and row["alias"]["max_table_age"] is None
-    assert row["alias_m2_word"]["scan"] == "word" and row["alias"]["scan"] == "document"
-    assert row["alias_m2_word"]["rebuild_every"] == "word"
-    assert summary["alias_m2_word_sweep_speed_ratio_k10"] == pytest.approx(
-        row["alias_m2_word"]["sweeps"] / row["cgs"]["sweeps"]
+    assert row["alias_m4_r3"]["mh_steps"] == 4 and row["alias_m2_rK"]["rebuild_every"] == 10
+    assert row["alias_m2_rK_a2"]["max_table_age"] == 2
+    assert row["alias_m2_rK"]["max_table_age"] is None
+    assert row["alias"]["scan"] == "word" and row["alias_m2_rK"]["scan"] == "document"
+    assert row["alias"]["rebuild_every"] == "word"
+    assert summary["alias_m2_rK_sweep_speed_ratio_k10"] == pytest.approx(
+        row["alias_m2_rK"]["sweeps"] / row["cgs"]["sweeps"]
     )
     assert row["heldout_tokens"] == 0 and row["cgs"]["heldout"]["ess"] is None
     for prefix, lead in (("alias_", ""), ("alias_m4_r3_", "alias_m4_r3_")):
@@ -165,8 +168,8 @@ def test_variant_parsing() -> None:
         (2, None, None), (8, None, None), (1, 50, None), (3, None, None), (2, None, 3),
         (4, "word", None),
     ]  # fmt: skip
-    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3,2:W")] == [
-        "alias", "alias_m8_rK", "alias_m2_r50", "alias_m2_rK_a3", "alias_m2_word",
+    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3,2:W,1:W")] == [
+        "alias_m2_rK", "alias_m8_rK", "alias_m2_r50", "alias_m2_rK_a3", "alias", "alias_m1_word",
     ]  # fmt: skip
     for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", "", "2:K:0", "2:K:3:1", "2:K:x", "2:W:3",
                 "0:W"):  # fmt: skip

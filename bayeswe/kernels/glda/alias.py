@@ -55,6 +55,7 @@ def _build_alias(
     D: int,
     lt_now: np.ndarray,
     log_alpha: np.ndarray,
+    cumulative: bool,
 ) -> None:
     # Vose (1991) alias table of the "language model" term alpha_k t(v_w | k)
     # (section 4.2), with the current (soon stale) topic parameters, from the
@@ -90,6 +91,17 @@ def _build_alias(
     lin = stale_t[w]
     for k in range(K):
         lin[k] = scaled[k] / (total * alpha[k])
+    prob = alias_prob[w]
+    if cumulative:
+        # the scan by word draws from a table only for its word's few tokens, right after
+        # building it: a cumulative table (one pass, O(log K) draws by bisection) is
+        # cheaper there than Vose's (several passes, O(1) draws)
+        acc = 0.0
+        for k in range(K):
+            acc += scaled[k]
+            prob[k] = acc / total
+        prob[K - 1] = 1.0
+        return
     ns = 0
     nl = 0
     for k in range(K):
@@ -100,7 +112,6 @@ def _build_alias(
         else:
             large[nl] = k
             nl += 1
-    prob = alias_prob[w]
     idx = alias_idx[w]
     while ns > 0 and nl > 0:
         ns -= 1
@@ -167,6 +178,7 @@ def sweep_alias(
     n_wk: np.ndarray,
     tcache: np.ndarray,
     order: np.ndarray,
+    cumulative: bool,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
 
@@ -229,6 +241,12 @@ def sweep_alias(
     counts word ``w``'s tokens in topic ``k`` on entry and is kept in step. ``tcache``
     (7, K) holds densities of the topics at the current word's vector (see
     ``_token_log_t``); on entry rows 1 and 4 must be -1 and row 6 zero.
+
+    ``cumulative``: tables are stored as cumulative sums and drawn from by bisection
+    instead of Vose's alias method (the sampler sets it for ``scan="word"``, where each
+    table serves only its word's tokens of one sweep, so building it costs more than
+    drawing from it); ``alias_prob[w]`` then holds the cumulative sums and ``alias_idx``
+    is not touched.
 
     ``precision``: the Mahalanobis distances come from the precision cache (``P`` ...
     ``xx`` as in :func:`.cgs.sweep_cgs_precision`, kept in step by
@@ -301,7 +319,7 @@ def sweep_alias(
             _build_alias(
                 w, Qall, alpha, stale_logw, stale_logq, stale_t,
                 alias_prob, alias_idx, scaled, small, large, word_in_topic, kappa_k, nu_k,
-                logdet, D, tcache[0], log_alpha,
+                logdet, D, tcache[0], log_alpha, cumulative,
             )  # fmt: skip
             uses[w] = 0
             stats[2] += 1
@@ -410,10 +428,13 @@ def sweep_alias(
                 # 64 rejections, by a linear scan of the same weights
                 t = -1
                 for _try in range(64):
-                    col = int(rand_uniform(rng) * K)
-                    if col >= K:
-                        col = K - 1
-                    t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
+                    if cumulative:
+                        t = _bisect(alias_prob[w], rand_uniform(rng))
+                    else:
+                        col = int(rand_uniform(rng) * K)
+                        if col >= K:
+                            col = K - 1
+                        t = col if rand_uniform(rng) < alias_prob[w, col] else alias_idx[w, col]
                     if copy_mark[t] != i:
                         break
                     t = -1
@@ -474,6 +495,20 @@ def sweep_alias(
         _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, tcache, precision, mu, R, invd,
                       logdet, kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W,
                       work)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _bisect(cum: np.ndarray, u: float) -> int:
+    # the first k with u < cum[k] (cum increasing, cum[-1] = 1)
+    lo = 0
+    hi = cum.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if u < cum[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 @njit(cache=True, inline="always")
