@@ -370,8 +370,11 @@ def step(
                 "its word's tokens: rebuild_every and max_table_age apply to "
                 "scan='document' only"
             )
-        work = np.empty(3 * D + 9 * K)
-        iwork = np.empty(3 * K, dtype=np.int32)
+        work = np.empty(3 * D + 10 * K)
+        iwork = np.empty(4 * K, dtype=np.int32)
+        n_docs = state.n_dk.shape[0]
+        doc_lists = (np.empty((n_docs, K), dtype=np.int32), np.empty((n_docs, K), dtype=np.int32),
+                     np.empty(n_docs, dtype=np.int32))  # fmt: skip
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
         every = K if rebuild_every is None else int(rebuild_every)
@@ -398,7 +401,7 @@ def step(
             state.alias_idx,
             state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache, state.word_topic, _density_cache(K), order, scan == "word",
+            *cache, state.word_topic, _density_cache(K), order, scan == "word", *doc_lists,
         )  # fmt: skip
         state.word_topic_sweep = state.sweep + 1
         acc = float(stats[1]) / max(int(stats[0]), 1)

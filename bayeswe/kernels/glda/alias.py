@@ -179,6 +179,9 @@ def sweep_alias(
     tcache: np.ndarray,
     order: np.ndarray,
     cumulative: bool,
+    doc_top: np.ndarray,
+    doc_pos: np.ndarray,
+    doc_len: np.ndarray,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
 
@@ -237,7 +240,10 @@ def sweep_alias(
 
     ``stats[0] += proposals``, ``stats[1] += accepted`` (a proposal equal to the
     current topic counts as accepted), ``stats[2] += table rebuilds``.
-    ``work`` needs ``3 * D + 9 * K`` floats, ``iwork`` ``3 * K`` ints. ``n_wk[w, k]``
+    ``work`` needs ``3 * D + 10 * K`` floats, ``iwork`` ``4 * K`` ints, ``doc_top`` and
+    ``doc_pos`` ``(n_docs, K)`` and ``doc_len`` ``(n_docs,)`` int32 (filled here: each
+    document's topics with tokens, so the document term costs O(topics in the document),
+    not O(K)). ``n_wk[w, k]``
     counts word ``w``'s tokens in topic ``k`` on entry and is kept in step. ``tcache``
     (7, K) holds densities of the topics at the current word's vector (see
     ``_token_log_t``); on entry rows 1 and 4 must be -1 and row 6 zero.
@@ -271,10 +277,27 @@ def sweep_alias(
     # copy_mark[k] == i: topic k holds other tokens of token i's word (the set C)
     copy_mark = work[3 * D + 8 * K : 3 * D + 9 * K]
     copy_topics = iwork[2 * K : 3 * K]
+    # the topics that hold tokens of word w_owner (a superset of C: entries whose count
+    # fell to zero stay), so the set C costs O(its size) per token while the word repeats
+    w_top = iwork[3 * K : 4 * K]
+    w_mark = work[3 * D + 9 * K : 3 * D + 10 * K]  # w_mark[k] == w_owner: k is in w_top
+    w_len = 0
+    w_owner = -1
     for k in range(K):
         stamp[k] = -1.0
         copy_mark[k] = -1.0
+        w_mark[k] = -1.0
         log_alpha[k] = math.log(alpha[k])
+    for dd in range(n_dk.shape[0]):
+        m = 0
+        for k in range(K):
+            if n_dk[dd, k] > 0:
+                doc_top[dd, m] = k
+                doc_pos[dd, k] = m
+                m += 1
+            else:
+                doc_pos[dd, k] = -1
+        doc_len[dd] = m
     # broken = -1: the general code below with a correct MH step (tests compare it with
     # the fast path, which serves fresh_doc=False)
     fast = not fresh_doc and broken == 0
@@ -286,6 +309,8 @@ def sweep_alias(
         x = emb[w]
         s = z[i]
         n_dk[d, s] -= 1
+        if n_dk[d, s] == 0:
+            _doc_remove(d, s, doc_top, doc_pos, doc_len)
         rebuild = uses[w] < 0 or uses[w] >= rebuild_every
         if precision and (rebuild or not fast):
             if xx_owner != w:
@@ -336,10 +361,21 @@ def sweep_alias(
         # independence sampler leaves such a state only with probability ~ q / p. C and
         # these densities leave token i out, so q still does not depend on its topic.
         logq = stale_logq[w]
+        if w_owner != w:
+            for j in range(w_len):
+                w_mark[w_top[j]] = -1.0
+            w_len = 0
+            for k in range(K):
+                if n_wk[w, k] > 0:
+                    w_top[w_len] = k
+                    w_len += 1
+                    w_mark[k] = w
+            w_owner = w
         nc = 0
         a_copy = 0.0  # alias mass of the topics in C, in units of the table's mass
         m_ref = 0.0  # reference for the weights: the table's mass or a larger one
-        for k in range(K):
+        for j in range(w_len):
+            k = w_top[j]
             c = n_wk[w, k] - (1 if k == s else 0)
             if c > 0:
                 if precision and xx_owner != w:
@@ -361,8 +397,9 @@ def sweep_alias(
         # document term of the topics outside C
         nd = 0
         if fresh_doc:
-            for k in range(K):
-                if n_dk[d, k] > 0 and copy_mark[k] != i:
+            for j in range(doc_len[d]):
+                k = doc_top[d, j]
+                if copy_mark[k] != i:
                     if stamp[k] != i:
                         fresh_lt[k] = _token_log_t(k, s, w, x, precision, Pp, Pmu, muPmu, xx, mu,
                                                    R, invd, kappa_k, nu_k, logdet, tconst,
@@ -388,10 +425,10 @@ def sweep_alias(
                 p_doc += e
         else:
             # the table's linear weights: no exp or log per topic
-            for k in range(K):
-                n = n_dk[d, k]
-                if n > 0 and copy_mark[k] != i:
-                    e = n * lin[k] * scale
+            for j in range(doc_len[d]):
+                k = doc_top[d, j]
+                if copy_mark[k] != i:
+                    e = n_dk[d, k] * lin[k] * scale
                     doc_topics[nd] = k
                     doc_w[nd] = e
                     p_doc += e
@@ -495,6 +532,31 @@ def sweep_alias(
         _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, tcache, precision, mu, R, invd,
                       logdet, kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W,
                       work)  # fmt: skip
+        if n_dk[d, cur] == 1:
+            _doc_add(d, cur, doc_top, doc_pos, doc_len)
+        if w_mark[cur] != w:
+            w_top[w_len] = cur
+            w_len += 1
+            w_mark[cur] = w
+
+
+@njit(cache=True, inline="always")
+def _doc_remove(d: int, k: int, doc_top: np.ndarray, doc_pos: np.ndarray, doc_len: np.ndarray) -> None:
+    # topic k no longer has tokens in document d: swap it out of d's list
+    j = doc_pos[d, k]
+    last = doc_top[d, doc_len[d] - 1]
+    doc_top[d, j] = last
+    doc_pos[d, last] = j
+    doc_pos[d, k] = -1
+    doc_len[d] -= 1
+
+
+@njit(cache=True, inline="always")
+def _doc_add(d: int, k: int, doc_top: np.ndarray, doc_pos: np.ndarray, doc_len: np.ndarray) -> None:
+    # topic k gets its first token in document d
+    doc_top[d, doc_len[d]] = k
+    doc_pos[d, k] = doc_len[d]
+    doc_len[d] += 1
 
 
 @njit(cache=True, inline="always")
