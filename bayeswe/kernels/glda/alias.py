@@ -541,7 +541,9 @@ def sweep_alias(
 
 
 @njit(cache=True, inline="always")
-def _doc_remove(d: int, k: int, doc_top: np.ndarray, doc_pos: np.ndarray, doc_len: np.ndarray) -> None:
+def _doc_remove(
+    d: int, k: int, doc_top: np.ndarray, doc_pos: np.ndarray, doc_len: np.ndarray
+) -> None:
     # topic k no longer has tokens in document d: swap it out of d's list
     j = doc_pos[d, k]
     last = doc_top[d, doc_len[d] - 1]
