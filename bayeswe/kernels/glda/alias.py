@@ -1,12 +1,13 @@
 """Alias-table Metropolis-Hastings sweep of Gaussian LDA (``method="alias-mh"``, section 4.2).
 
-:func:`sweep_alias` proposes from a mixture of the document term and a per-word Vose
-alias table of the stale "language model" term ``alpha_k t~(v_w | k)``
-(``_build_alias``), with fresh densities for the topics that hold the word's other
-tokens, and corrects with an independence MH step against the exact conditional of
-eq. (1); the helpers below evaluate fresh densities (by forward
-substitution with the factors, or from the precision cache of :mod:`.precision` when
-``precision=True``), the proposal weight, and move the token once its steps are done.
+:func:`sweep_alias` proposes from a mixture of the document term and a per-word table
+of the stale "language model" term ``alpha_k t~(v_w | k)`` (``_build_alias``: a Vose
+alias table, or cumulative sums in the scan by word), with fresh densities for the
+topics that hold the word's other tokens, and corrects with an independence MH step
+against the exact conditional of eq. (1); the helpers below evaluate fresh densities
+(by forward substitution with the factors, or from the precision cache of
+:mod:`.precision` when ``precision=True``), the proposal weight, and move the token
+once its steps are done.
 """
 
 from __future__ import annotations
