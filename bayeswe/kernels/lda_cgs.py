@@ -43,6 +43,8 @@ import math
 import numpy as np
 from numba import njit
 
+from bayeswe.kernels.topic_lists import fill_topic_lists, list_add, list_remove
+
 __all__ = [
     "build_word_lists",
     "counts_from_assignments",
@@ -158,18 +160,8 @@ def counts_from_assignments(
 @njit(cache=True, nogil=True)
 def build_word_lists(n_wk: np.ndarray, wl_topic: np.ndarray, wl_pos: np.ndarray) -> np.ndarray:
     """Lists of the topics with ``n_wk > 0`` per word; returns their lengths (int32 ``(V,)``)."""
-    V, K = n_wk.shape
-    wl_len = np.zeros(V, dtype=np.int32)
-    for w in range(V):
-        m = 0
-        for k in range(K):
-            if n_wk[w, k] > 0:
-                wl_topic[w, m] = k
-                wl_pos[w, k] = m
-                m += 1
-            else:
-                wl_pos[w, k] = -1
-        wl_len[w] = m
+    wl_len = np.zeros(n_wk.shape[0], dtype=np.int32)
+    fill_topic_lists(n_wk, wl_topic, wl_pos, wl_len)
     return wl_len
 
 
@@ -280,13 +272,7 @@ def sweep_sparse(
                 dl_pos[last] = p
                 dl_pos[k] = -1
             if n_wk[w, k] == 0:
-                p = wl_pos[w, k]
-                m = wl_len[w] - 1
-                last = wl_topic[w, m]
-                wl_topic[w, p] = last
-                wl_pos[w, last] = p
-                wl_pos[w, k] = -1
-                wl_len[w] = m
+                list_remove(w, k, wl_topic, wl_pos, wl_len)
             # ---- word bucket q over the topics of word w
             q = 0.0
             m = wl_len[w]
@@ -335,10 +321,7 @@ def sweep_sparse(
                 dl_topic[dl_len] = k
                 dl_len += 1
             if n_wk[w, k] == 1:
-                m = wl_len[w]
-                wl_topic[w, m] = k
-                wl_pos[w, k] = m
-                wl_len[w] = m + 1
+                list_add(w, k, wl_topic, wl_pos, wl_len)
 
 
 @njit(cache=True, nogil=True)

@@ -183,6 +183,9 @@ class GLDAState:
     # else rebuilt: rebuilding every sweep cost a third of a sweep at K = 500
     word_topic: np.ndarray | None = None
     word_topic_sweep: int = -1
+    # alias-mh's per-document topic lists (top, pos, length): scratch the kernel fills
+    # from n_dk at each sweep, held here so a sweep allocates nothing of size n_docs x K
+    doc_lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     ARRAYS = (
         "z", "n_dk", "mu", "R", "invd", "logdet", "kappa_k", "nu_k", "tconst", "tscale", "texp",
@@ -372,9 +375,13 @@ def step(
             )
         work = np.empty(3 * D + 10 * K)
         iwork = np.empty(4 * K, dtype=np.int32)
-        n_docs = state.n_dk.shape[0]
-        doc_lists = (np.empty((n_docs, K), dtype=np.int32), np.empty((n_docs, K), dtype=np.int32),
-                     np.empty(n_docs, dtype=np.int32))  # fmt: skip
+        if state.doc_lists is None or state.doc_lists[0].shape != state.n_dk.shape:
+            n_docs = state.n_dk.shape[0]
+            state.doc_lists = (
+                np.empty((n_docs, K), dtype=np.int32),
+                np.empty((n_docs, K), dtype=np.int32),
+                np.empty(n_docs, dtype=np.int32),
+            )
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
         every = K if rebuild_every is None else int(rebuild_every)
@@ -401,7 +408,7 @@ def step(
             state.alias_idx,
             state.uses, every, int(mh_steps),
             bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache, state.word_topic, _density_cache(K), order, scan == "word", *doc_lists,
+            *cache, state.word_topic, _density_cache(K), order, scan == "word", *state.doc_lists,
         )  # fmt: skip
         state.word_topic_sweep = state.sweep + 1
         acc = float(stats[1]) / max(int(stats[0]), 1)

@@ -30,6 +30,7 @@ from bayeswe.kernels.glda.precision import (
     all_topics_quad,
     topic_move_precision,
 )
+from bayeswe.kernels.topic_lists import fill_topic_lists, list_add, list_remove
 
 __all__ = [
     "sweep_alias",
@@ -244,7 +245,7 @@ def sweep_alias(
     ``work`` needs ``3 * D + 10 * K`` floats, ``iwork`` ``4 * K`` ints, ``doc_top`` and
     ``doc_pos`` ``(n_docs, K)`` and ``doc_len`` ``(n_docs,)`` int32 (filled here: each
     document's topics with tokens, so the document term costs O(topics in the document),
-    not O(K)). ``n_wk[w, k]``
+    not O(K); see :mod:`bayeswe.kernels.topic_lists`). ``n_wk[w, k]``
     counts word ``w``'s tokens in topic ``k`` on entry and is kept in step. ``tcache``
     (7, K) holds densities of the topics at the current word's vector (see
     ``_token_log_t``); on entry rows 1 and 4 must be -1 and row 6 zero.
@@ -289,16 +290,7 @@ def sweep_alias(
         copy_mark[k] = -1.0
         w_mark[k] = -1.0
         log_alpha[k] = math.log(alpha[k])
-    for dd in range(n_dk.shape[0]):
-        m = 0
-        for k in range(K):
-            if n_dk[dd, k] > 0:
-                doc_top[dd, m] = k
-                doc_pos[dd, k] = m
-                m += 1
-            else:
-                doc_pos[dd, k] = -1
-        doc_len[dd] = m
+    fill_topic_lists(n_dk, doc_top, doc_pos, doc_len)
     # broken = -1: the general code below with a correct MH step (tests compare it with
     # the fast path, which serves fresh_doc=False)
     fast = not fresh_doc and broken == 0
@@ -311,7 +303,7 @@ def sweep_alias(
         s = z[i]
         n_dk[d, s] -= 1
         if n_dk[d, s] == 0:
-            _doc_remove(d, s, doc_top, doc_pos, doc_len)
+            list_remove(d, s, doc_top, doc_pos, doc_len)
         rebuild = uses[w] < 0 or uses[w] >= rebuild_every
         if precision and (rebuild or not fast):
             if xx_owner != w:
@@ -534,32 +526,11 @@ def sweep_alias(
                       logdet, kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W,
                       work)  # fmt: skip
         if n_dk[d, cur] == 1:
-            _doc_add(d, cur, doc_top, doc_pos, doc_len)
+            list_add(d, cur, doc_top, doc_pos, doc_len)
         if w_mark[cur] != w:
             w_top[w_len] = cur
             w_len += 1
             w_mark[cur] = w
-
-
-@njit(cache=True, inline="always")
-def _doc_remove(
-    d: int, k: int, doc_top: np.ndarray, doc_pos: np.ndarray, doc_len: np.ndarray
-) -> None:
-    # topic k no longer has tokens in document d: swap it out of d's list
-    j = doc_pos[d, k]
-    last = doc_top[d, doc_len[d] - 1]
-    doc_top[d, j] = last
-    doc_pos[d, last] = j
-    doc_pos[d, k] = -1
-    doc_len[d] -= 1
-
-
-@njit(cache=True, inline="always")
-def _doc_add(d: int, k: int, doc_top: np.ndarray, doc_pos: np.ndarray, doc_len: np.ndarray) -> None:
-    # topic k gets its first token in document d
-    doc_top[d, doc_len[d]] = k
-    doc_pos[d, k] = doc_len[d]
-    doc_len[d] += 1
 
 
 @njit(cache=True, inline="always")
