@@ -28,9 +28,10 @@ by ``--burn-in`` exact sweeps. Compilation is excluded for all: each ``cgs`` var
 gets one untimed sweep on a copy, the naive kernel an untimed call, and the alias
 samplers one untimed sweep that also builds every word's table once (their later
 table rebuilds, after ``K`` uses of a word, are timed). Then ``--sweeps`` timed sweeps
-each. Times are CPU seconds of the sampling thread (``time.thread_time`` via
-:func:`bayeswe.bench.harness.timed`), which other processes on the machine do not
-inflate; wall seconds are reported next to them in ``settings``.
+each (default 7); a sampler's time per sweep is the median of its sweeps, with their
+minimum and maximum beside it. Times are CPU seconds of the sampling thread
+(``time.thread_time`` via :func:`bayeswe.bench.harness.timed`), which other processes on
+the machine do not inflate; wall seconds are reported next to them in ``settings``.
 
 **Summary keys** (``headline_corpus`` is the Lee corpus when it ran, else synthetic):
 
@@ -142,21 +143,24 @@ def with_topics(data: GaussianLDAData, K: int) -> GaussianLDAData:
     return GaussianLDAData(data.corpus, data.embeddings, n_topics=K, alpha=0.1, nu=nu, Psi=Psi)
 
 
-def _time_sweeps(
-    problem: GLDAProblem, state: GLDAState, sweeps: int, **kw: Any
-) -> dict[str, float]:
-    cpu = wall = acc = 0.0
+def _time_sweeps(problem: GLDAProblem, state: GLDAState, sweeps: int, **kw: Any) -> dict[str, Any]:
+    # the median sweep, so that a pause of the shared machine in one sweep does not move
+    # the figure; the spread of the sweeps is kept beside it
+    cpu, wall, acc = [], [], []
     for _ in range(sweeps):
         t = harness.timed(step, problem, state, **kw)
-        cpu += t.cpu_s
-        wall += t.wall_s
-        acc += t.value.acceptance_rate
-    n = problem.n_tokens
+        cpu.append(t.cpu_s)
+        wall.append(t.wall_s)
+        acc.append(t.value.acceptance_rate)
+    per_sweep = float(np.median(cpu))
     return {
-        "sec_per_iter": cpu / sweeps,
-        "wall_sec_per_iter": wall / sweeps,
-        "tokens_per_s": n * sweeps / cpu,
-        "acceptance_rate": acc / sweeps,
+        "sec_per_iter": per_sweep,
+        "sec_per_iter_min": float(min(cpu)),
+        "sec_per_iter_max": float(max(cpu)),
+        "wall_sec_per_iter": float(np.median(wall)),
+        "tokens_per_s": problem.n_tokens / per_sweep,
+        "acceptance_rate": float(np.mean(acc)),
+        "sweep_cpu_s": [float(c) for c in cpu],
     }
 
 
@@ -250,7 +254,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--no-real", action="store_true", help="skip the Lee corpus")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--burn-in", type=int, default=3, help="exact sweeps before timing")
-    parser.add_argument("--sweeps", type=int, default=2, help="timed sweeps per sampler")
+    parser.add_argument(
+        "--sweeps", type=int, default=7, help="timed sweeps per sampler (the median counts)"
+    )
     parser.add_argument("--naive-tokens", type=int, default=300, help="tokens timed for naive")
     parser.add_argument("--topics", default="20,50,100", help="comma-separated K values")
     return parser

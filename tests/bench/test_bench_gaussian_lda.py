@@ -23,7 +23,12 @@ def test_quick_bench_json(run_bench) -> None:
         "alias_fresh_doc",
         "alias_word",
     ):
-        assert setting[sampler]["sec_per_iter"] > 0
+        timed = setting[sampler]
+        assert timed["sec_per_iter"] > 0
+        if sampler != "naive":  # the median of the timed sweeps, their spread beside it
+            assert len(timed["sweep_cpu_s"]) == setting["timed_sweeps"]
+            assert timed["sec_per_iter"] == float(np.median(timed["sweep_cpu_s"]))
+            assert timed["sec_per_iter_min"] <= timed["sec_per_iter"] <= timed["sec_per_iter_max"]
     # the first (untimed) sweep builds the table of every word type with tokens
     assert setting["alias_word"]["tables_built"] == setting["alias"]["tables_built"] > 0
     assert summary["alias_word_speedup_vs_cholesky_k100"] is None
