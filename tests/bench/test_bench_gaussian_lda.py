@@ -20,8 +20,8 @@ def test_quick_bench_json(run_bench) -> None:
         "cholesky",
         "cholesky_solve",
         "alias",
+        "alias_document",
         "alias_fresh_doc",
-        "alias_word",
     ):
         timed = setting[sampler]
         assert timed["sec_per_iter"] > 0
@@ -30,8 +30,8 @@ def test_quick_bench_json(run_bench) -> None:
             assert timed["sec_per_iter"] == float(np.median(timed["sweep_cpu_s"]))
             assert timed["sec_per_iter_min"] <= timed["sec_per_iter"] <= timed["sec_per_iter_max"]
     # the first (untimed) sweep builds the table of every word type with tokens
-    assert setting["alias_word"]["tables_built"] == setting["alias"]["tables_built"] > 0
-    assert summary["alias_word_speedup_vs_cholesky_k100"] is None
+    assert setting["alias_document"]["tables_built"] == setting["alias"]["tables_built"] > 0
+    assert summary["alias_document_speedup_vs_cholesky_k100"] is None
     assert setting["naive"]["extrapolated"] is True
     assert setting["speedup_precision_vs_solve"] > 0
 
