@@ -192,19 +192,14 @@ def _trace(
 
 
 def _equal_time(params: dict[str, Any], seed: int) -> dict[str, Any]:
+    from bayeswe.bench.gaussian_lda import SIDES
     from bayeswe.kernels import glda as kern
     from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
     problem = GLDAProblem.from_data(_data(params["K"], params["docs"]))
     K, D, N = problem.K, problem.D, problem.n_tokens
     start = init_state(problem, seed=seed, method="alias-mh", init="random")
-    kwargs = {
-        "cholesky_solve": {"method": "cgs", "density": "solve"},
-        "cholesky": {"method": "cgs"},
-        "alias_fresh_doc": {"method": "alias-mh", "scan": "document", "fresh_doc": True},
-        "alias": {"method": "alias-mh", "scan": "document"},
-        "alias_word": {"method": "alias-mh", "scan": "word"},
-    }
+    kwargs = {name: SIDES[BENCH_SIDES.get(name, name)] for name in SAMPLERS if name != "naive"}
     traces: dict[str, list[list[float]]] = {}
     for name, kw in kwargs.items():
         step(problem, copy.deepcopy(start), **kw)  # compile, untimed
