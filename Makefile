@@ -35,8 +35,12 @@ format: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
+# pytest-xdist: test files are shared out whole (--dist loadfile) to PYTEST_WORKERS
+# processes, one per core of a 2-core machine; PYTEST_WORKERS=0 runs them in this process.
+PYTEST_WORKERS ?= 2
+
 test: toolchain lint docs data
-	$(BIN)/python -m pytest -q -rs --durations=25 tests
+	$(BIN)/python -m pytest -q -rs --durations=25 -n $(PYTEST_WORKERS) --dist loadfile tests
 
 demo: toolchain data
 	$(BIN)/bayeswe demo

@@ -221,14 +221,15 @@ THREAD_ENV_VARS = (
 )
 
 _CHILD = """
-import importlib, json, resource, sys, time
+import importlib, json, sys, time
+from bayeswe.memory import peak_rss_gb
 spec = json.loads(sys.argv[1])
 module, _, name = spec["target"].partition(":")
 fn = getattr(importlib.import_module(module), name)
 w0 = time.perf_counter()
 value = fn(*spec["args"], **spec["kwargs"])
 wall_s = time.perf_counter() - w0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+peak = peak_rss_gb()
 print(json.dumps({"value": value, "peak_rss_gb": peak, "wall_s": wall_s}))
 """
 
@@ -266,9 +267,10 @@ def call_in_subprocess(
 ) -> SubprocessResult:
     """Run ``module:function(*args, **kwargs)`` in a fresh Python; its JSON value.
 
-    A fresh process has its own peak resident memory (``ru_maxrss``, in GB here; it
-    includes the interpreter and the imports, so compare against a baseline call of
-    the same kind) and reads ``threads`` (:func:`thread_env`) before Numba, OpenMP or
+    A fresh process has its own peak resident memory (:func:`bayeswe.memory.peak_rss_gb`:
+    its own address space's, not the parent's high-water mark that ``ru_maxrss`` carries
+    over; it includes the interpreter and the imports, so compare against a baseline
+    call of the same kind) and reads ``threads`` (:func:`thread_env`) before Numba, OpenMP or
     BLAS start. Arguments and the return value go through JSON. ``wall_s`` is the
     function call alone (imports excluded).
 

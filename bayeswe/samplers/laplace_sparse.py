@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 import os
-import resource
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +54,7 @@ from numpy.typing import NDArray
 
 from bayeswe.errors import BayesweError, SamplerError
 from bayeswe.kernels import laplace_sparse as kern
+from bayeswe.memory import peak_rss_gb
 from bayeswe.options import build_options, check_choice, check_float, check_int
 
 __all__ = [
@@ -837,7 +837,7 @@ def sample_laplace_sparse(
         "hessian_seconds": parts.hessian_seconds,
         "factor_seconds": parts.factor_seconds,
         "draw_seconds": draw_seconds,
-        "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+        "peak_rss_gb": peak_rss_gb(),
         "seed": seed,
         "draws": args.draws,
         "mode_given": args.mode is not None,

@@ -79,6 +79,19 @@ def test_call_in_subprocess_sets_the_thread_counts() -> None:
     assert harness.thread_env(None, base={"A": "1"}) == {"A": "1"}
 
 
+def test_a_subprocess_peak_memory_is_its_own_not_its_parents() -> None:
+    # ru_maxrss survives exec: a child of a 1 GiB parent would report >= 1 GiB
+    parent = np.ones(2**27)  # 1 GiB, touched
+    idle = harness.call_in_subprocess("builtins:exec", "x = 1")
+    busy = harness.call_in_subprocess(
+        "builtins:exec", "import numpy as np; a = np.ones(2**26); a[::512] += 1"
+    )
+    assert parent[-1] == 1.0
+    assert 0.005 < idle.peak_rss_gb < 0.5
+    # the child's own half GiB shows in full
+    assert 0.45 < busy.peak_rss_gb - idle.peak_rss_gb < 0.75
+
+
 def test_a_failing_subprocess_raises_with_its_stderr() -> None:
     with pytest.raises(harness.BenchSubprocessError, match="ZeroDivisionError"):
         harness.call_in_subprocess("operator:truediv", 1, 0)
