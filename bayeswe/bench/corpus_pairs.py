@@ -16,9 +16,8 @@ only; the ``*_1e7*`` keys then hold that size).
 process (:func:`bayeswe.bench.harness.call_in_subprocess`) so that its peak resident
 memory (:func:`bayeswe.memory.peak_rss_gb`) is its own; a third process that only
 imports bayeswe and builds the input gives the baseline, subtracted from both ("extra"
-memory). Numba
-compilation (on a 1,000-token slice) and building the input are outside the timed
-region for both sides; the time is wall seconds of the extraction alone.
+memory). Numba compilation (on a 1,000-token slice) and building the input are outside
+the timed region for both sides; the time is wall seconds of the extraction alone.
 
 **Summary keys.**
 

@@ -270,8 +270,8 @@ def call_in_subprocess(
     A fresh process has its own peak resident memory (:func:`bayeswe.memory.peak_rss_gb`:
     its own address space's, not the parent's high-water mark that ``ru_maxrss`` carries
     over; it includes the interpreter and the imports, so compare against a baseline
-    call of the same kind) and reads ``threads`` (:func:`thread_env`) before Numba, OpenMP or
-    BLAS start. Arguments and the return value go through JSON. ``wall_s`` is the
+    call of the same kind) and reads ``threads`` (:func:`thread_env`) before Numba,
+    OpenMP or BLAS start. Arguments and the return value go through JSON. ``wall_s`` is the
     function call alone (imports excluded).
 
     Raises
