@@ -56,11 +56,12 @@ covered words). The report adds a 90 % bootstrap interval over WS-353's pairs (2
 resamples, the same for every method) for each score and for the paired differences.
 ``--quick``: the Lee corpus, minimum count 5, no subsampling, K = 5, few iterations.
 
-Cost, measured on this 2-core machine at a load average of 6-8 (other jobs running):
-building the pairs 1-1.5 min per cell, a ``jj-vb`` iteration 150-170 s, a ``jj-svi``
-pass 320-800 s, a MAP iteration 11 s, 25 word2vec epochs 3.5 min; up to 3.5 GB of
-memory per cell. The whole grid: about 6.5 CPU-hours at that load, roughly a third of
-it on an idle machine (about an hour on two workers).
+Cost, measured in the committed full run on this 2-core machine (two workers and
+nothing else running): building the pairs 8 s per cell, a ``jj-vb`` iteration 56 s, a
+``jj-svi`` pass 158 s, a MAP iteration 1.4 s, 25 word2vec epochs 45 s (CBOW) to 67 s
+(skip-gram); a worker fitting ``jj-vb`` held about 2.7 GB. The whole grid: 6,500 s of
+cell time, 57 minutes on two workers. Other jobs on the machine stretch these times:
+at a load average of 6-8, an earlier partial run took 150-170 s per ``jj-vb`` iteration.
 """
 
 from __future__ import annotations
