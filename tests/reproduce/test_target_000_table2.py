@@ -120,6 +120,13 @@ def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
     assert all(k in ("reproduced", "differs") for k in kinds if k != "not run")
     for v in verdicts:
         assert v["claim"] in report
+    # each analogue row names the corpus's share of its gap: skip-gram here minus published
+    sg = next(r for r in table.itertuples() if r.fit == "word2vec-sg").spearman_x100
+    share = f"word2vec-sg on our corpus scores {sg:.2f} against its published 42.73"
+    with_share = [v["claim"] for v in verdicts if share in v["measured"]]
+    assert with_share == ["Algorithm 3: 19.47", "word2vec (SK) [Dhi14]: 42.73",
+                          "word2vec (CB) [Dhi14]: 42.97", "Algorithm 4: 46.86"]  # fmt: skip
+    assert f"({sg - 42.73:+.1f}): the corpus's share" in verdicts[-3]["measured"]
     assert f"report {directory / 'REPORT.md'}" in out
 
     # a rerun restricted to jj-vb reuses its cells; the other analogues are then not run
@@ -133,6 +140,8 @@ def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
     assert by_claim["Algorithm 3: 19.47"] == "not run"
     assert by_claim["word2vec (SK) [Dhi14]: 42.73"] == "not run"
     assert by_claim["Algorithm 4: 46.86"] in ("reproduced", "differs")
+    # without the skip-gram fit there is no corpus share to name
+    assert not any("on our corpus" in v["measured"] for v in results2["verdicts"])
     assert sum(v == "not run" for v in by_claim.values()) == 13
     assert not pd.read_csv(again / "table.csv").spearman_x100.isna().any()
 
