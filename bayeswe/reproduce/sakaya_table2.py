@@ -409,16 +409,16 @@ def _claims(table: pd.DataFrame, boot: dict[str, np.ndarray]) -> list[dict[str, 
     """A verdict for every row of the thesis's Table 2 (and for its two orderings)."""
     unfinished = "a fit of the comparison did not finish"
     ours = {r.fit: r for r in table.itertuples()}
-    published = {name: value for name, _, value in PAPER_TABLE}
-    sk_fit = label(*OURS_FOR["word2vec (SK)"])
+    vb, svi = label("jj-vb", True), label("jj-svi", True)
+    sk, cb = label("word2vec-sg", None), label("word2vec-cbow", None)
     # One method on both corpora: how much of a row's gap the substitution alone accounts for.
-    corpus_note = (
-        f"; {sk_fit} on our corpus scores {ours[sk_fit].spearman_x100:.2f} against its "
-        f"published {published['word2vec (SK)']:.2f} on other data "
-        f"({ours[sk_fit].spearman_x100 - published['word2vec (SK)']:+.1f}): the corpus's share"
-        if sk_fit in ours
-        else ""
-    )
+    corpus_note = ""
+    if sk in ours:
+        sk_ours = ours[sk].spearman_x100
+        sk_published = next(v for name, _, v in PAPER_TABLE if name == "word2vec (SK)")
+        corpus_note = (f"; {sk} on our corpus scores {sk_ours:.2f} against its published "
+                       f"{sk_published:.2f} on other data ({sk_ours - sk_published:+.1f}): "
+                       "the corpus's share")  # fmt: skip
     out = []
     for name, citation, value in PAPER_TABLE:
         claim = f"{name}{' ' + citation if citation else ''}: {value:.2f}"
@@ -439,8 +439,6 @@ def _claims(table: pd.DataFrame, boot: dict[str, np.ndarray]) -> list[dict[str, 
             f"{lo:.1f} to {hi:.1f}; {row.n_covered} of {row.n_pairs} pairs covered, the "
             f"thesis 351); reproduced if the paper's value is inside the interval{corpus_note}",
         ))  # fmt: skip
-    vb, svi = label("jj-vb", True), label("jj-svi", True)
-    sk, cb = label("word2vec-sg", None), label("word2vec-cbow", None)
 
     def diff(a: str, b: str) -> tuple[float, float, float]:
         d = 100 * (boot[a] - boot[b])
