@@ -232,24 +232,20 @@ def sweep_sparse(
     coef = np.empty(K)  # (alpha_k + n_dk) / (n_k + V beta) for the current document
     inv = np.empty(K)
     qcum = np.empty(K)
-    dl_topic = np.empty(K, dtype=np.int32)  # topics with n_dk > 0 in the current document
-    dl_pos = np.empty(K, dtype=np.int32)
+    # Topics with n_dk > 0 in the current document: one row of the topic_lists layout.
+    dl_topic = np.empty((1, K), dtype=np.int32)
+    dl_pos = np.empty((1, K), dtype=np.int32)
+    dl_len = np.zeros(1, dtype=np.int64)
     s = 0.0
     for k in range(K):
         inv[k] = 1.0 / (n_k[k] + vbeta)
         s += alpha[k] * beta * inv[k]
     for d in range(tok_ptr.size - 1):
+        fill_topic_lists(n_dk[d : d + 1], dl_topic, dl_pos, dl_len)
         r = 0.0
-        dl_len = 0
         for k in range(K):
             c = n_dk[d, k]
-            if c > 0:
-                dl_pos[k] = dl_len
-                dl_topic[dl_len] = k
-                dl_len += 1
-                r += c * beta * inv[k]
-            else:
-                dl_pos[k] = -1
+            r += c * beta * inv[k]
             coef[k] = (alpha[k] + c) * inv[k]
         for i in range(tok_ptr[d], tok_ptr[d + 1]):
             w = word[i]
@@ -265,12 +261,7 @@ def sweep_sparse(
             r += n_dk[d, k] * beta * inv[k]
             coef[k] = (alpha[k] + n_dk[d, k]) * inv[k]
             if n_dk[d, k] == 0:
-                p = dl_pos[k]
-                dl_len -= 1
-                last = dl_topic[dl_len]
-                dl_topic[p] = last
-                dl_pos[last] = p
-                dl_pos[k] = -1
+                list_remove(0, k, dl_topic, dl_pos, dl_len)
             if n_wk[w, k] == 0:
                 list_remove(w, k, wl_topic, wl_pos, wl_len)
             # ---- word bucket q over the topics of word w
@@ -286,12 +277,12 @@ def sweep_sparse(
                 while j < m - 1 and qcum[j] <= u:
                     j += 1
                 k = wl_topic[w, j]
-            elif dl_len > 0 and u < q + r:
+            elif dl_len[0] > 0 and u < q + r:
                 u -= q
                 acc = 0.0
-                k = dl_topic[dl_len - 1]
-                for j in range(dl_len):
-                    t = dl_topic[j]
+                k = dl_topic[0, dl_len[0] - 1]
+                for j in range(dl_len[0]):
+                    t = dl_topic[0, j]
                     acc += n_dk[d, t] * beta * inv[t]
                     if u < acc:
                         k = t
@@ -317,9 +308,7 @@ def sweep_sparse(
             r += n_dk[d, k] * beta * inv[k]
             coef[k] = (alpha[k] + n_dk[d, k]) * inv[k]
             if n_dk[d, k] == 1:
-                dl_pos[k] = dl_len
-                dl_topic[dl_len] = k
-                dl_len += 1
+                list_add(0, k, dl_topic, dl_pos, dl_len)
             if n_wk[w, k] == 1:
                 list_add(w, k, wl_topic, wl_pos, wl_len)
 
