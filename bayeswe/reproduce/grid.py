@@ -69,6 +69,9 @@ class Cell:
     params: Mapping[str, Any]
     #: Timing-sensitive: run alone, after the other cells.
     exclusive: bool = False
+    #: Take the seed of the cell with these parameters instead of this cell's own: a fit
+    #: that repeats another's for longer starts where it started. ``params`` still name it.
+    seed_params: Mapping[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -77,8 +80,10 @@ class Cell:
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
     def seed(self, base_seed: int) -> int:
-        """The cell's seed: ``SeedSequence(base_seed, spawn_key=(hash of key,))``."""
-        spawn = int(self.key[:8], 16)
+        """The cell's seed: ``SeedSequence(base_seed, spawn_key=(hash of key,))``; the key
+        of :attr:`seed_params` when given."""
+        key = self.key if self.seed_params is None else Cell(self.target, self.seed_params).key
+        spawn = int(key[:8], 16)
         state = np.random.SeedSequence(int(base_seed), spawn_key=(spawn,)).generate_state(1)
         return int(state[0])
 

@@ -39,6 +39,11 @@ def test_cell_key_and_seed_depend_only_on_the_cell() -> None:
     assert a.key == b.key and a.seed(7) == b.seed(7)
     assert a.seed(7) != a.seed(8)
     assert Cell("t", {"x": 2}).key != a.key and Cell("u", {"x": 1, "y": [1, 2]}).key != a.key
+    # a cell that repeats another for longer takes that cell's seed, under its own key
+    longer = Cell("t", {"x": 1, "y": [1, 2], "n": 9}, seed_params={"x": 1, "y": [1, 2]})
+    assert longer.seed(7) == a.seed(7) and longer.key != a.key
+    assert longer.key == Cell("t", {"x": 1, "y": [1, 2], "n": 9}).key
+    assert Cell("t", {"x": 1, "y": [1, 2], "n": 9}).seed(7) != a.seed(7)
 
 
 def test_results_do_not_depend_on_the_number_of_workers(tmp_path: Path) -> None:

@@ -46,13 +46,21 @@ def test_the_paper_table_and_the_grid() -> None:
     assert max(values, key=values.get) == "Algorithm 4"  # the thesis's claim
     assert set(table2.OURS_FOR) <= set(values)
     full = table2.cells(quick=False)
-    assert [(c.params["method"], c.params["ard"]) for c in full] == list(table2.FITS)
+    assert [(c.params["method"], c.params["ard"]) for c in full] == [
+        *table2.FITS, table2.LONG_RUN]  # fmt: skip
+    long_run, capped = full[-1].params, full[0].params
+    assert long_run["role"] == table2.LONG_RUN_ROLE and "role" not in capped
+    same = {**long_run, "iterations": capped["iterations"], "role": None}
+    assert same == {**capped, "role": None}
+    assert long_run["iterations"] > capped["iterations"] == 25
+    assert table2.cell_label(long_run) == "jj-vb (ARD), 60 iterations"
+    assert table2.cell_label(capped) == "jj-vb (ARD)"
     for c in full:  # the thesis's settings (section 6.2, Table 2's caption)
         p = c.params
         assert (p["K"], p["window"], p["negatives"], p["subsample"], p["min_count"]) == (
             50, 2, 2, 1e-5, 10)  # fmt: skip
         assert p["corpus"] == "sotu+brown" and not c.exclusive
-    assert len({c.key for c in full} | {c.key for c in table2.cells(quick=True)}) == 14
+    assert len({c.key for c in full} | {c.key for c in table2.cells(quick=True)}) == 16
     assert table2.label("jj-vb", True) == "jj-vb (ARD)"
     assert table2.label("jj-svi", False) == "jj-svi (no ARD)" and table2.label("map", None) == "map"
 
@@ -83,12 +91,12 @@ def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
     assert code == 0
     directory = tmp_path / "000-table2"
     results, table, report = target_outputs(directory, "table2.png")
-    assert results["cells_done"] == 7 and results["cells_failed"] == 0 and results["quick"]
+    assert results["cells_done"] == 8 and results["cells_failed"] == 0 and results["quick"]
     bench = load_similarity("WS-353")
-    assert len(table) == 7
+    assert len(table) == 8
     for cell, row in zip(results["cells"], table.itertuples(), strict=True):
         r, p = cell["result"], cell["params"]
-        assert row.fit == table2.label(p["method"], p["ard"])
+        assert row.fit == table2.cell_label(p)
         assert r["n_pairs"] == 353 and 2 <= r["n_covered"] <= 353
         # the stored score is Spearman's rho of the stored cosines with WS-353's scores
         cos = np.array([np.nan if c is None else c for c in r["cosines"]])
@@ -114,7 +122,7 @@ def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
         assert f"| {name} | {citation} | {value:.2f} |" in report
     assert "Quick run" in report and "State of the Union" in report and "RCV1" in report
     verdicts = results["verdicts"]
-    assert len(verdicts) == 14
+    assert len(verdicts) == 15
     kinds = [v["verdict"] for v in verdicts]
     assert kinds.count("not run") == 8
     assert all(k in ("reproduced", "differs") for k in kinds if k != "not run")
@@ -126,14 +134,30 @@ def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
     with_share = [v["claim"] for v in verdicts if share in v["measured"]]
     assert with_share == ["Algorithm 3: 19.47", "word2vec (SK) [Dhi14]: 42.73",
                           "word2vec (CB) [Dhi14]: 42.97", "Algorithm 4: 46.86"]  # fmt: skip
-    assert f"({sg - 42.73:+.1f}): the corpus's share" in verdicts[-3]["measured"]
+    assert f"({sg - 42.73:+.1f}): the corpus's share" in verdicts[-4]["measured"]
+    # the long run against the 25-iteration cap: the score's difference and the bound's gain
+    fits = {r.fit: r for r in table.itertuples()}
+    capped, longer = fits["jj-vb (ARD)"], fits["jj-vb (ARD), 30 iterations"]
+    assert longer.iterations_run > capped.iterations_run
+    # the same start (the capped cell's seed): the long run's first iterations are the capped fit's
+    by_fit = {table2.cell_label(c["params"]): c for c in results["cells"]}
+    capped_cell, long_cell = by_fit["jj-vb (ARD)"], by_fit["jj-vb (ARD), 30 iterations"]
+    assert long_cell["seed"] == capped_cell["seed"] and long_cell["key"] != capped_cell["key"]
+    n = capped.iterations_run
+    assert long_cell["result"]["elbo"][:n] == capped_cell["result"]["elbo"]
+    assert longer.final_elbo >= capped.final_elbo  # coordinate ascent: the bound never falls
+    last = verdicts[-1]
+    assert last["claim"].startswith("Algorithm 4 near optimal after 20-25 iterations")
+    assert last["verdict"] in ("reproduced", "differs")
+    d = longer.spearman_x100 - capped.spearman_x100
+    assert f"jj-vb (ARD), 30 iterations minus jj-vb (ARD): {d:+.2f}" in last["measured"]
     assert f"report {directory / 'REPORT.md'}" in out
 
     # a rerun restricted to jj-vb reuses its cells; the other analogues are then not run
     again = reproduce("000-table2", quick=True, out=tmp_path, only={"method": ["jj-vb"]},
                       progress=False)  # fmt: skip
     results2 = json.loads((again / "results.json").read_text())
-    assert results2["cells_done"] == 2
+    assert results2["cells_done"] == 3
     assert all(c["result"] == next(d["result"] for d in results["cells"] if d["key"] == c["key"])
                for c in results2["cells"])  # fmt: skip
     by_claim = {v["claim"]: v["verdict"] for v in results2["verdicts"]}
@@ -143,12 +167,13 @@ def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
     # without the skip-gram fit there is no corpus share to name
     assert not any("on our corpus" in v["measured"] for v in results2["verdicts"])
     assert sum(v == "not run" for v in by_claim.values()) == 13
+    assert by_claim[last["claim"]] == last["verdict"]  # both jj-vb (ARD) fits are in
     assert not pd.read_csv(again / "table.csv").spearman_x100.isna().any()
 
 
 def test_report_without_finished_cells_marks_every_row_not_run(tmp_path: Path) -> None:
     out = table2.report([], tmp_path, quick=False)
-    assert len(out["verdicts"]) == 14
+    assert len(out["verdicts"]) == 15
     assert {v["verdict"] for v in out["verdicts"]} == {"not run"}
     assert (tmp_path / "table2.png").stat().st_size > 0
     assert len(pd.read_csv(tmp_path / "table.csv")) == 0
