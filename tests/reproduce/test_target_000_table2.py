@@ -151,6 +151,8 @@ def test_quick_run(run_cli, target_outputs, tmp_path: Path) -> None:
     assert last["verdict"] in ("reproduced", "differs")
     d = longer.spearman_x100 - capped.spearman_x100
     assert f"jj-vb (ARD), 30 iterations minus jj-vb (ARD): {d:+.2f}" in last["measured"]
+    ard = f"ARD dims on {capped.ard_active:.0f} then {longer.ard_active:.0f}"
+    assert ard in last["measured"]
     assert f"report {directory / 'REPORT.md'}" in out
 
     # a rerun restricted to jj-vb reuses its cells; the other analogues are then not run
