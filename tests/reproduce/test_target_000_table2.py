@@ -47,20 +47,23 @@ def test_the_paper_table_and_the_grid() -> None:
     assert set(table2.OURS_FOR) <= set(values)
     full = table2.cells(quick=False)
     assert [(c.params["method"], c.params["ard"]) for c in full] == [
-        *table2.FITS, table2.LONG_RUN]  # fmt: skip
-    long_run, capped = full[-1].params, full[0].params
-    assert long_run["role"] == table2.LONG_RUN_ROLE and "role" not in capped
-    same = {**long_run, "iterations": capped["iterations"], "role": None}
-    assert same == {**capped, "role": None}
-    assert long_run["iterations"] > capped["iterations"] == 25
-    assert table2.cell_label(long_run) == "jj-vb (ARD), 60 iterations"
-    assert table2.cell_label(capped) == "jj-vb (ARD)"
+        *table2.FITS, table2.LONG_RUN, table2.LONG_RUN]  # fmt: skip
+    capped = full[0].params
+    assert "role" not in capped and table2.cell_label(capped) == "jj-vb (ARD)"
+    for cell, iterations in zip(full[-2:], (60, 200), strict=True):
+        long_run = cell.params
+        assert long_run["role"] == table2.LONG_RUN_ROLE
+        same = {**long_run, "iterations": capped["iterations"], "role": None}
+        assert same == {**capped, "role": None}
+        assert long_run["iterations"] == iterations and capped["iterations"] == 25
+        assert table2.cell_label(long_run) == f"jj-vb (ARD), {iterations} iterations"
+        assert cell.seed(1) == full[0].seed(1)
     for c in full:  # the thesis's settings (section 6.2, Table 2's caption)
         p = c.params
         assert (p["K"], p["window"], p["negatives"], p["subsample"], p["min_count"]) == (
             50, 2, 2, 1e-5, 10)  # fmt: skip
         assert p["corpus"] == "sotu+brown" and not c.exclusive
-    assert len({c.key for c in full} | {c.key for c in table2.cells(quick=True)}) == 16
+    assert len({c.key for c in full} | {c.key for c in table2.cells(quick=True)}) == 17
     assert table2.label("jj-vb", True) == "jj-vb (ARD)"
     assert table2.label("jj-svi", False) == "jj-svi (no ARD)" and table2.label("map", None) == "map"
 
@@ -180,3 +183,45 @@ def test_report_without_finished_cells_marks_every_row_not_run(tmp_path: Path) -
     assert (tmp_path / "table2.png").stat().st_size > 0
     assert len(pd.read_csv(tmp_path / "table.csv")) == 0
     assert "| Algorithm 4 |  | 46.86 | jj-vb (ARD) | not run |" in out["markdown"]
+
+
+def test_long_run_verdict_compares_the_longest_run_and_lists_the_others() -> None:
+    """With long runs of 60 and 200 iterations, the verdict is on the 200-iteration run
+    against the cap, and the 60-iteration run is given as a step between."""
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=table2.BOOTSTRAP)
+    boot = {
+        "jj-vb (ARD)": base,
+        "jj-vb (ARD), 60 iterations": base - 0.05,
+        "jj-vb (ARD), 200 iterations": base + 0.002 * rng.normal(size=base.size),
+    }
+    rows = [("jj-vb (ARD)", 35.0, 25, -100.0, 40.0, False),
+            ("jj-vb (ARD), 200 iterations", 35.5, 200, -98.0, 10.0, True),
+            ("jj-vb (ARD), 60 iterations", 30.0, 60, -99.0, 14.0, True)]  # fmt: skip
+    table = pd.DataFrame(
+        [
+            {
+                "fit": f,
+                "spearman_x100": s,
+                "iterations_run": n,
+                "final_elbo": e,
+                "ard_active": a,
+                "long_run": lr,
+                "n_covered": 340,
+                "n_pairs": 353,
+            }
+            for f, s, n, e, a, lr in rows
+        ]  # fmt: skip
+    )
+    last = table2._claims(table, boot)[-1]
+    assert last["claim"].startswith("Algorithm 4 near optimal after 20-25 iterations")
+    measured = last["measured"]
+    assert measured.startswith("jj-vb (ARD), 200 iterations minus jj-vb (ARD): +0.50")
+    assert "final ELBO +2.00% higher after 200 iterations than after 25" in measured
+    assert "ARD dims on 40 then 10; after 60 iterations 30.00, ARD dims on 14;" in measured
+    # the paired differences of the 200-iteration run straddle 0: reproduced
+    assert last["verdict"] == "reproduced"
+    # without the 200-iteration run, the 60-iteration run (5 points lower) decides
+    last = table2._claims(table[table.iterations_run != 200], boot)[-1]
+    assert last["measured"].startswith("jj-vb (ARD), 60 iterations minus jj-vb (ARD): -5.00")
+    assert "after 60 iterations 30.00" not in last["measured"] and last["verdict"] == "differs"
