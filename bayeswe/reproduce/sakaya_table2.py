@@ -65,8 +65,9 @@ Cost, measured in the committed full run on this 2-core machine (two workers and
 nothing else running): building the pairs 8 s per cell, a ``jj-vb`` iteration 56 s, a
 ``jj-svi`` pass 158 s, a MAP iteration 1.4 s, 25 word2vec epochs 45 s (CBOW) to 67 s
 (skip-gram); a worker fitting ``jj-vb`` held about 2.7 GB. The seven cells: 6,500 s of
-cell time, 57 minutes on two workers. The long run, on a core of its own (the other
-core busy with lower-priority work): 2,306 s for 60 iterations, 38 s each.
+cell time, 57 minutes on two workers. The long runs, each on a core of its own (the other
+core busy with lower-priority work): 2,306 s for 60 iterations (38 s each) and 7,077 s
+for 200 (35 s each).
 Other jobs on the machine stretch these times: at a load average of 6-8, an earlier
 partial run took 150-170 s per ``jj-vb`` iteration.
 """
