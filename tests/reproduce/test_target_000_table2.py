@@ -211,7 +211,7 @@ def test_long_run_verdict_compares_the_longest_run_and_lists_the_others() -> Non
                 "n_pairs": 353,
             }
             for f, s, n, e, a, lr in rows
-        ]  # fmt: skip
+        ]
     )
     last = table2._claims(table, boot)[-1]
     assert last["claim"].startswith("Algorithm 4 near optimal after 20-25 iterations")
