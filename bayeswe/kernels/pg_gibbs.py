@@ -29,6 +29,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from bayeswe.kernels.pg_table import TABLE_MAX_ABS_Z, pg_table
+
 __all__ = [
     "block_linear_predictor",
     "accumulate_precision",
@@ -450,6 +452,10 @@ def log_joint(
 PG_DEVROYE: int = 1
 PG_ALTERNATE: int = 2
 PG_SADDLE: int = 3
+#: Not a polyagamma value: the exact table sampler of :mod:`bayeswe.kernels.pg_table`
+#: (integer h, |z| < :data:`~bayeswe.kernels.pg_table.TABLE_MAX_ABS_Z`), two to three
+#: times as fast per unit of h as Devroye's method at |z| <= 1.
+PG_TABLE: int = -3
 #: Not a polyagamma value: pick the cheaper exact sampler per draw (:func:`pg_method`).
 PG_AUTO: int = -1
 
@@ -470,18 +476,23 @@ PG_POINT_MASS: int = -2
 
 @njit(cache=True, inline="always")
 def pg_method(h: float, z: float) -> int:
-    """Cheaper exact polyagamma sampler for ``PG(h, z)`` where it is correct.
+    """Cheapest exact sampler for ``PG(h, z)`` where it is correct.
 
     Cost per draw (one thread, polyagamma 2.0.2): Devroye's method sums ``h`` exact
     ``PG(1, z)`` draws, about 40-60 ns per unit of ``h`` at ``|z| <= 1`` (up to 80
     at ``|z| = 3``); the saddle-point sampler costs a flat 650-900 ns and is cheaper
-    from ``h ~ 22``. Devroye's method needs an integer ``h`` (the pair counts are).
-    Beyond :data:`SADDLE_MAX_ABS_Z` (``h >= 24``) or :data:`DEVROYE_MAX_ABS_Z`
-    (``h < 24``) the alternate sampler is used: the only one of the three that passes
-    the moment tests at large ``|z|`` (see the note above :data:`PG_DEVROYE`).
+    from ``h ~ 22``. Below ``h = 24`` and :data:`~bayeswe.kernels.pg_table.TABLE_MAX_ABS_Z`
+    the table sampler (:data:`PG_TABLE`, ours) replaces Devroye's method: it also sums
+    ``h`` exact ``PG(1, z)`` draws, at 17-25 ns each for ``|z| <= 1``. Both need an
+    integer ``h`` (the pair counts are). Beyond :data:`SADDLE_MAX_ABS_Z` (``h >= 24``)
+    or :data:`DEVROYE_MAX_ABS_Z` (``h < 24``) the alternate sampler is used: the only
+    one of polyagamma's three that passes the moment tests at large ``|z|`` (see the
+    note above :data:`PG_DEVROYE`).
     """
     if abs(z) >= POINT_MASS_ABS_Z:
         return PG_POINT_MASS
+    if h < SADDLE_MIN_H and abs(z) < TABLE_MAX_ABS_Z:
+        return PG_TABLE
     if h >= SADDLE_MIN_H:
         return PG_SADDLE if abs(z) < SADDLE_MAX_ABS_Z else PG_ALTERNATE
     return PG_DEVROYE if abs(z) < DEVROYE_MAX_ABS_Z else PG_ALTERNATE
@@ -522,8 +533,8 @@ if HAVE_NATIVE_PG:
         """``out[j] ~ PG(h[j], z[j])``; group ``g`` (pairs ``group_ptr[g]:group_ptr[g+1]``,
         in order) draws from the bit generator at address ``bitgens[g]``, exclusively.
 
-        ``method`` is polyagamma's ``sampler_t`` for every draw, or :data:`PG_AUTO`:
-        :func:`pg_method` per draw. Parallel over groups; each group's draws are
+        ``method`` is polyagamma's ``sampler_t`` or :data:`PG_TABLE` for every draw, or
+        :data:`PG_AUTO`: :func:`pg_method` per draw. Parallel over groups; each group's draws are
         serial, so the result does not depend on the thread count.
         """
         for g in prange(bitgens.shape[0]):
@@ -532,6 +543,8 @@ if HAVE_NATIVE_PG:
                 m = pg_method(h[j], z[j]) if method == PG_AUTO else method
                 if m == PG_POINT_MASS:
                     out[j] = h[j] / (2.0 * abs(z[j]))
+                elif m == PG_TABLE:
+                    out[j] = pg_table(addr, h[j], z[j])
                 else:
                     out[j] = _pgm_random_polyagamma(addr, h[j], z[j], m)
 

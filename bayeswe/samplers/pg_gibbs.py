@@ -22,13 +22,14 @@ PG cost (:func:`_groups`: a multiple of :data:`GROUP_MULTIPLE` groups of about
 split depends on the data only. Group ``g`` of block
 ``b`` of chain ``c`` owns the stream ``PCG64(SeedSequence(seed, spawn_key=(c, b, g)))``
 and draws from it, at each inner step, the PG variables of its pairs in order and
-then the standard normals of its vectors. The PG draws call the ``polyagamma``
-package's C sampler (``pgm_random_polyagamma``) from Numba, in a ``prange`` over
-groups, each with its own bit generator; the Gaussian updates run in a ``prange``
-over vectors. No stream is shared and no draw depends on scheduling, so the same
-seed gives bitwise identical draws whatever the number of threads. Without the C
-symbol, the Python API of ``polyagamma`` draws the same variables (serially).
-Only polyagamma's exact samplers are used (:func:`pg_methods`).
+then the standard normals of its vectors. The PG draws run in Numba, in a ``prange``
+over groups, each with its own bit generator: most with the table sampler of
+:mod:`bayeswe.kernels.pg_table`, the others with the ``polyagamma`` package's C
+sampler (``pgm_random_polyagamma``); the Gaussian updates run in a ``prange`` over
+vectors. No stream is shared and no draw depends on scheduling, so the same seed
+gives bitwise identical draws whatever the number of threads. Without the C symbol,
+the Python API of ``polyagamma`` draws the same variables (serially). Only exact
+samplers are used (:func:`pg_methods`).
 
 A sampler is a :class:`GibbsState` (matrices, sweep count, stream states), an
 :class:`GibbsInfo` and :func:`step`, which returns a new state.
@@ -54,6 +55,7 @@ from polyagamma import random_polyagamma
 
 from bayeswe.errors import CheckpointError, NonFiniteStateError, SamplerWarning
 from bayeswe.kernels import pg_gibbs as kern
+from bayeswe.kernels.pg_table import TABLE_MAX_ABS_Z, fill_pg_table
 from bayeswe.options import build_options, check_choice, check_int, magnitude_problem
 from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
@@ -102,15 +104,24 @@ _RHO, _ALPHA, _INIT = 0, 1, 2
 OMEGA_SCHEDULES: tuple[str, ...] = ("per-sweep", "per-block")
 
 
-_METHODS = {"auto": kern.PG_AUTO, "devroye": kern.PG_DEVROYE, "saddle": kern.PG_SADDLE}
+_METHODS = {
+    "auto": kern.PG_AUTO,
+    "devroye": kern.PG_DEVROYE,
+    "saddle": kern.PG_SADDLE,
+    "table": kern.PG_TABLE,
+}
+#: Samplers that sum ``h`` draws of ``PG(1, z)``, so need integer ``h``.
+_INTEGER_H = (kern.PG_DEVROYE, kern.PG_TABLE)
 
 
 def pg_methods(h: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.int32]:
-    """polyagamma's ``sampler_t`` that :func:`bayeswe.kernels.pg_gibbs.pg_method` picks.
+    """The sampler :func:`bayeswe.kernels.pg_gibbs.pg_method` picks for each draw.
 
-    Exact samplers only, the cheaper for each ``h`` where it is correct: Devroye's
-    method for ``h < 24`` (integers) and ``|z| < 150``, the saddle-point sampler from
-    ``h = 24`` on for ``|z| < 20``, the alternate sampler beyond those ``|z|``.
+    Exact samplers only, the cheapest for each ``h`` where it is correct: for
+    ``h < 24`` (integers) the table sampler of :mod:`bayeswe.kernels.pg_table` for
+    ``|z| < 2.5`` and polyagamma's Devroye method for ``|z| < 150``; polyagamma's
+    saddle-point sampler from ``h = 24`` on for ``|z| < 20``; its alternate sampler
+    beyond those ``|z|``.
     polyagamma's default "hybrid" switches to a *normal approximation* for large
     ``h``, which would make the Gibbs sampler approximate (frequent word pairs have
     large ``n``); its "alternate" sampler fails the moment tests at small ``|z|``,
@@ -121,7 +132,11 @@ def pg_methods(h: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.int
     choice = np.where(
         h >= kern.SADDLE_MIN_H,
         np.where(big < kern.SADDLE_MAX_ABS_Z, kern.PG_SADDLE, kern.PG_ALTERNATE),
-        np.where(big < kern.DEVROYE_MAX_ABS_Z, kern.PG_DEVROYE, kern.PG_ALTERNATE),
+        np.where(
+            big < TABLE_MAX_ABS_Z,
+            kern.PG_TABLE,
+            np.where(big < kern.DEVROYE_MAX_ABS_Z, kern.PG_DEVROYE, kern.PG_ALTERNATE),
+        ),
     )
     return np.where(big >= kern.POINT_MASS_ABS_Z, kern.PG_POINT_MASS, choice).astype(np.int32)
 
@@ -135,13 +150,14 @@ def polya_gamma(
     native: bool | None = None,
     method: str = "auto",
 ) -> NDArray[np.float64]:
-    """Draw ``omega_j ~ PG(h_j, z_j)`` (Polson et al. 2013) with polyagamma's exact samplers.
+    """Draw ``omega_j ~ PG(h_j, z_j)`` (Polson et al. 2013) with exact samplers.
 
     Parameters
     ----------
     h
-        Shapes (here the pair counts ``n_u``): integers where Devroye's method is used
-        (``h < 24`` for ``"auto"``, all for ``"devroye"``), positive.
+        Shapes (here the pair counts ``n_u``): positive; integers where a sampler that
+        sums ``PG(1, z)`` draws is used (``h < 24`` for ``"auto"``, all for
+        ``"devroye"`` and ``"table"``).
     z
         Tilts (here the linear predictors ``x_u' beta``).
     rng
@@ -154,9 +170,10 @@ def polya_gamma(
         from the same bit generator with the same method, so they give the same
         draws (checked by the tests).
     method
-        ``"auto"`` (the cheaper exact sampler per draw, :func:`pg_methods`; what the
-        Gibbs sampler uses), ``"devroye"`` or ``"saddle"`` (exact for ``h >= 24``;
-        biased for small ``h`` in polyagamma 2.0.2) for every draw.
+        ``"auto"`` (the cheapest exact sampler per draw, :func:`pg_methods`; what the
+        Gibbs sampler uses), ``"devroye"``, ``"saddle"`` (exact for ``h >= 24``;
+        biased for small ``h`` in polyagamma 2.0.2) or ``"table"``
+        (:mod:`bayeswe.kernels.pg_table`; ``|z| < 2.5`` only) for every draw.
 
     Returns
     -------
@@ -171,9 +188,15 @@ def polya_gamma(
         out = np.empty(h.shape, dtype=np.float64)
     if not out.size:
         return out
-    devroye = pg_methods(h, z) == kern.PG_DEVROYE if method == "auto" else method == "devroye"
-    if not np.all(h[devroye] == np.floor(h[devroye])):
-        raise ValueError("Devroye's method needs integer shapes h (h < 24 for method='auto')")
+    methods = pg_methods(h, z) if method == "auto" else np.full(h.size, _METHODS[method])
+    summed = np.isin(methods, _INTEGER_H)
+    if not np.all(h[summed] == np.floor(h[summed])):
+        raise ValueError(
+            "Devroye's method and the table sampler need integer shapes h "
+            "(h < 24 for method='auto')"
+        )
+    if method == "table" and not np.all(np.abs(z) < TABLE_MAX_ABS_Z):
+        raise ValueError(f"method='table' needs |z| < {TABLE_MAX_ABS_Z}")
     if native is None:
         native = kern.HAVE_NATIVE_PG
     if native:
@@ -181,14 +204,17 @@ def polya_gamma(
         group = np.array([0, h.size], dtype=np.int64)
         kern.polya_gamma_groups(address, group, h, z, _METHODS[method], out)
         return out
-    methods = pg_methods(h, z) if method == "auto" else np.full(h.size, _METHODS[method])
     names = {v: k for k, v in _METHODS.items()} | {kern.PG_ALTERNATE: "alternate"}
+    address = rng.bit_generator.ctypes.bit_generator.value
     # Python API, one call per run of pairs with the same method. polyagamma 2.0.2 fills
     # an array from its last element, so each run is passed reversed to keep the order.
     change = np.flatnonzero(np.diff(methods)) + 1
     for a, b in zip(np.r_[0, change], np.r_[change, h.size], strict=True):
         if methods[a] == kern.PG_POINT_MASS:
             out[a:b] = h[a:b] / (2.0 * np.abs(z[a:b]))
+            continue
+        if methods[a] == kern.PG_TABLE:
+            fill_pg_table(address, h[a:b], z[a:b], out[a:b])
             continue
         part = np.empty(b - a)
         random_polyagamma(

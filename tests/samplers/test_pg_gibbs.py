@@ -23,6 +23,7 @@ import pytest
 
 import bayeswe
 from bayeswe.kernels import pg_gibbs as kern
+from bayeswe.kernels.pg_table import TABLE_MAX_ABS_Z
 from bayeswe.samplers import pg_gibbs as pg
 from bayeswe.samplers.pg_gibbs import SGNSGibbsProblem, init_state, polya_gamma, sample_pg_gibbs
 
@@ -148,14 +149,15 @@ def test_conditional_of_one_word_matches_quadrature() -> None:
 # ----------------------------------------------------------------------------- PG draws
 
 
-@pytest.mark.parametrize("method", ["auto", "devroye", "saddle"])
+@pytest.mark.parametrize("method", ["auto", "devroye", "saddle", "table"])
 @pytest.mark.parametrize(
     ("h", "z"), [(1.0, 0.0), (1.0, 2.0), (5.0, -1.5), (37.0, 0.7), (300.0, 3.0), (2.0, 25.0)]
 )
 def test_polya_gamma_moments(h: float, z: float, method: str) -> None:
     """E[omega] = h/(2z) tanh(z/2) and Var = h/(4z^3) (sinh z - z) / cosh^2(z/2) (Polson et al.).
 
-    Each exact sampler the Gibbs sampler may pick, and the per-draw choice itself.
+    Each exact sampler the Gibbs sampler may pick, and the per-draw choice itself (the
+    table sampler at any integer h, within its |z| < 2.5).
     polyagamma's saddle-point sampler is used only from h = 24 on: at h = 1 its mean
     is off by 20-37 standard errors (its test cases below h = 24 are skipped).
     z-test of the sample mean with its standard error (sd / sqrt(N), independent
@@ -164,6 +166,8 @@ def test_polya_gamma_moments(h: float, z: float, method: str) -> None:
     """
     if method == "saddle" and h < kern.SADDLE_MIN_H:
         pytest.skip("polyagamma's saddle-point sampler is not exact for small h")
+    if method == "table" and abs(z) >= TABLE_MAX_ABS_Z:
+        pytest.skip("the table sampler is for |z| < 2.5")
     N = 100_000 if method != "devroye" or h < 100 else 20_000  # Devroye costs O(h)
     rng = np.random.default_rng(int(h * 100 + z * 10) % 2**32)
     out = np.empty(N)
@@ -201,12 +205,13 @@ def test_polya_gamma_moments_at_large_z(h: float, z: float) -> None:
 
 
 def test_pg_method_choice() -> None:
-    """Devroye's method below h = 24, the saddle-point sampler from 24 on, each inside the
-    |z| where it is correct, the alternate sampler beyond; bad requests refused."""
-    h = np.array([1, 5, 23, 24, 300, 24.5, 1, 23, 24, 300])
-    z = np.array([0, -149, 3, 0, -19.9, 5, 150, -1e4, 20, -25])
-    D, S, A = kern.PG_DEVROYE, kern.PG_SADDLE, kern.PG_ALTERNATE
-    expected = [D, D, D, S, S, S, A, A, A, A]
+    """Below h = 24 the table sampler up to |z| = 2.5 and Devroye's method beyond, the
+    saddle-point sampler from 24 on, each inside the |z| where it is correct, the
+    alternate sampler beyond; bad requests refused."""
+    h = np.array([1, 23, 7, 5, 23, 24, 300, 24.5, 1, 23, 24, 300])
+    z = np.array([0, -2.49, 2.5, -149, 3, 0, -19.9, 5, 150, -1e4, 20, -25])
+    T, D, S, A = kern.PG_TABLE, kern.PG_DEVROYE, kern.PG_SADDLE, kern.PG_ALTERNATE
+    expected = [T, T, D, D, D, S, S, S, A, A, A, A]
     assert list(pg.pg_methods(h, z)) == expected
     assert [kern.pg_method(a, b) for a, b in zip(h, z, strict=True)] == expected
     # beyond |z| = 1e32 the draw is the mean h / (2|z|) to double precision (relative sd
@@ -221,8 +226,11 @@ def test_pg_method_choice() -> None:
         polya_gamma(np.ones(2), z, np.random.default_rng(0), method="alternate")
     with pytest.raises(ValueError, match="integer"):
         polya_gamma(np.array([2.5, 30.0]), z, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="integer"):
-        polya_gamma(np.array([2.0, 30.5]), z, np.random.default_rng(0), method="devroye")
+    for method in ("devroye", "table"):
+        with pytest.raises(ValueError, match="integer"):
+            polya_gamma(np.array([2.0, 30.5]), z, np.random.default_rng(0), method=method)
+    with pytest.raises(ValueError, match=r"\|z\| < 2.5"):
+        polya_gamma(np.ones(2), np.array([0.0, -2.5]), np.random.default_rng(0), method="table")
 
 
 def test_polya_gamma_same_stream_same_draws() -> None:
@@ -237,7 +245,7 @@ def test_polya_gamma_same_stream_same_draws() -> None:
 def test_native_pg_matches_the_python_api() -> None:
     """The guard of the C call from Numba: same draws as polyagamma's Python API, same moments.
 
-    Shapes 1..400 cover both exact samplers of the per-draw choice (the Numba choice
+    Shapes 1..400 cover every sampler of the per-draw choice (the Numba choice
     and its NumPy twin ``pg_methods`` must agree for the draws to be equal).
     """
     rng = np.random.default_rng(0)
@@ -245,7 +253,12 @@ def test_native_pg_matches_the_python_api() -> None:
     h[:10_000] = rng.integers(1, 24, size=10_000)
     z = rng.normal(0, 3, size=h.size)
     z[:50] = rng.choice([-1, 1], size=50) * rng.uniform(20, 500, size=50)
-    assert set(pg.pg_methods(h, z)) == {kern.PG_DEVROYE, kern.PG_SADDLE, kern.PG_ALTERNATE}
+    assert set(pg.pg_methods(h, z)) == {
+        kern.PG_TABLE,
+        kern.PG_DEVROYE,
+        kern.PG_SADDLE,
+        kern.PG_ALTERNATE,
+    }
     native = polya_gamma(h, z, np.random.default_rng(9), native=True)
     python = polya_gamma(h, z, np.random.default_rng(9), native=False)
     assert np.array_equal(np.sort(native), np.sort(python))
