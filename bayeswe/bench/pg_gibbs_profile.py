@@ -15,6 +15,16 @@ timed by wrapping them for the measured sweeps (restored afterwards):
 * ``log_joint`` - the ``lp`` recorded after each sweep;
 * ``other`` - the rest (standard normals, copies, Python).
 
+**PG samplers side by side.** After the measured sweeps, the PG variables of the last
+sweep are drawn again from the same ``(h, z)`` (the pair counts and the linear
+predictors of that sweep), once with the per-draw choice the sampler uses
+(``PG_AUTO``: the table sampler of :mod:`bayeswe.kernels.pg_table` below h = 24 and
+|z| = 2.5) and once with polyagamma's Devroye method for every draw (the choice for
+h < 24 before the table sampler; ``pg_method_counts`` counts the draws of each
+sampler in the choice, so it shows how many have h >= 24), alternating, ``--pg-repeats``
+times each, the same groups and bit generators, one thread. ``pg_table_speedup`` is
+the ratio of their median times.
+
 The **floor** a part sets is the sweep time with every other part free: a sweep
 cannot be faster than its PG draws. ``pg_ns_per_draw`` divides the PG time by the
 variables drawn, ``mean_count`` is their mean ``n`` (Devroye's sampler, used below
@@ -26,7 +36,8 @@ time; ``other`` is the difference. The wrappers cost a Python call per kernel ca
 (a few per sweep), which lands in ``other``.
 
 **Summary keys.** ``ms_per_sweep``; ``pg_draw_fraction`` (of the sweep);
-``pg_ns_per_draw``; ``gaussian_update_fraction``; ``setting`` (V, K, N).
+``pg_ns_per_draw``; ``gaussian_update_fraction``; ``pg_table_speedup`` (Devroye's time
+over the sampler's choice, same draws requested); ``setting`` (V, K, N).
 """
 
 from __future__ import annotations
@@ -74,7 +85,46 @@ def _timed_kernels(module: Any, names: dict[str, str], spent: dict[str, float]) 
             setattr(module, name, originals[label])
 
 
-def profile_sweeps(V: int, K: int, N: int, sweeps: int, seed: int) -> dict[str, Any]:
+def _pg_side_by_side(calls: list[tuple[Any, ...]], repeats: int) -> dict[str, list[float]]:
+    """Seconds per sweep's PG draws with the sampler's choice and with Devroye's method.
+
+    ``calls`` are the ``polya_gamma_groups`` arguments of one sweep; each repeat draws
+    them all with one method, then with the other (so the two share the machine's state).
+    """
+    from bayeswe.kernels import pg_gibbs as kern
+
+    times: dict[str, list[float]] = {"auto": [], "devroye": []}
+    n_groups = max(len(c[1]) - 1 for c in calls)
+    rngs = [np.random.Generator(np.random.PCG64(g)) for g in range(n_groups)]
+    addresses = np.array([r.bit_generator.ctypes.bit_generator.value for r in rngs], np.uint64)
+    for _ in range(repeats):
+        for label, method in (("auto", kern.PG_AUTO), ("devroye", kern.PG_DEVROYE)):
+            start = time.perf_counter()
+            for _bitgens, group_ptr, h, z, _method, out in calls:
+                kern.polya_gamma_groups(addresses, group_ptr, h, z, method, out)
+            times[label].append(time.perf_counter() - start)
+    return times
+
+
+def _method_counts(calls: list[tuple[Any, ...]]) -> dict[str, int]:
+    """How many of the recorded PG requests each sampler of the per-draw choice gets."""
+    from bayeswe.kernels import pg_gibbs as kern
+    from bayeswe.samplers.pg_gibbs import pg_methods
+
+    names = {
+        kern.PG_TABLE: "table",
+        kern.PG_DEVROYE: "devroye",
+        kern.PG_SADDLE: "saddle",
+        kern.PG_ALTERNATE: "alternate",
+        kern.PG_POINT_MASS: "point mass",
+    }
+    chosen = np.concatenate([pg_methods(c[2], c[3]) for c in calls])
+    return {names[m]: int(np.sum(chosen == m)) for m in names if np.any(chosen == m)}
+
+
+def profile_sweeps(
+    V: int, K: int, N: int, sweeps: int, seed: int, pg_repeats: int = 20
+) -> dict[str, Any]:
     """Time ``sweeps`` sweeps part by part (run it in a process with one thread)."""
     import numba
 
@@ -105,6 +155,20 @@ def profile_sweeps(V: int, K: int, N: int, sweeps: int, seed: int) -> dict[str, 
         for _ in range(sweeps):
             state, _ = step(problem, state)
         total = time.perf_counter() - start
+    # the last sweep's PG requests, drawn again by both samplers (module restored above)
+    calls: list[tuple[Any, ...]] = []
+    draw = kern.polya_gamma_groups
+
+    def recording(*args: Any) -> Any:
+        calls.append(tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+        return draw(*args)
+
+    kern.polya_gamma_groups = recording
+    try:
+        state, _ = step(problem, state)
+    finally:
+        kern.polya_gamma_groups = draw
+    pg_times = _pg_side_by_side(calls, pg_repeats)
     n_pairs = int(data["P"])
     per_sweep = {label: 1e3 * s / sweeps for label, s in spent.items()}
     per_sweep["other"] = 1e3 * total / sweeps - sum(per_sweep.values())
@@ -120,6 +184,8 @@ def profile_sweeps(V: int, K: int, N: int, sweeps: int, seed: int) -> dict[str, 
         "parts_ms_per_sweep": per_sweep,
         # per-sweep schedule: one PG variable per unique pair and sweep
         "pg_draws_per_sweep": n_pairs,
+        "pg_side_by_side_s": pg_times,
+        "pg_method_counts": _method_counts(calls),
     }
 
 
@@ -131,6 +197,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--setting", default="200,20,500000", metavar="V,K,N")
     parser.add_argument("--sweeps", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--pg-repeats", type=int, default=20, help="repeats of the side-by-side PG draws"
+    )
     return parser
 
 
@@ -141,7 +210,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.quick:
         V, K, N, sweeps = 100, 5, 50_000, 20
     res = harness.call_in_subprocess(
-        "bayeswe.bench.pg_gibbs_profile:profile_sweeps", V, K, N, sweeps, args.seed, threads=1
+        "bayeswe.bench.pg_gibbs_profile:profile_sweeps",
+        V,
+        K,
+        N,
+        sweeps,
+        args.seed,
+        args.pg_repeats if not args.quick else 3,
+        threads=1,
     )
     prof = res.value
     parts, total = prof["parts_ms_per_sweep"], prof["ms_per_sweep"]
@@ -150,6 +226,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "pg_draw_fraction": parts["pg_draws"] / total,
         "pg_ns_per_draw": 1e6 * parts["pg_draws"] / prof["pg_draws_per_sweep"],
         "gaussian_update_fraction": parts["gaussian_update"] / total,
+        "pg_table_speedup": float(
+            np.median(prof["pg_side_by_side_s"]["devroye"])
+            / np.median(prof["pg_side_by_side_s"]["auto"])
+        ),
         "setting": {"V": V, "K": K, "N": N},
     }
     return {"summary": summary, "profile": prof}

@@ -16,7 +16,8 @@ pair ``j``. Every kernel is parallel over the vectors of a block (``prange``) an
 each vector's arithmetic is serial, so the results are bitwise identical for any
 number of threads. The update kernels take their random numbers (``omega`` and
 the standard normals ``eps``) as inputs; :func:`polya_gamma_groups` draws ``omega``
-by calling polyagamma's C sampler, one bit generator per group of pairs.
+with the table sampler of :mod:`bayeswe.kernels.pg_table` or polyagamma's C samplers
+(:func:`pg_method`), one bit generator per group of pairs.
 
 Arrays: matrices are C-contiguous ``float64`` ``(rows, K)``; ``rows``, ``ptr`` are
 ``int64``; ``other`` is ``int32`` or ``int64``; per-pair vectors are ``float64``.

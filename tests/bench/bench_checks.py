@@ -32,6 +32,7 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "pg_draw_fraction",
         "pg_ns_per_draw",
         "gaussian_update_fraction",
+        "pg_table_speedup",
         "setting",
     },
     "lda-stan": {

@@ -22,3 +22,12 @@ def test_quick_profile_parts_add_up(run_bench) -> None:
         1e6 * parts["pg_draws"] / prof["pg_draws_per_sweep"]
     )
     assert prof["pg_draws_per_sweep"] == prof["P"]
+    # the side-by-side PG draws: 3 repeats of each sampler on the last sweep's requests
+    side = prof["pg_side_by_side_s"]
+    assert len(side["auto"]) == len(side["devroye"]) == 3
+    assert summary["pg_table_speedup"] == pytest.approx(
+        sorted(side["devroye"])[1] / sorted(side["auto"])[1]
+    )
+    # every PG request of a sweep is counted once, by the sampler the choice gives it
+    assert sum(prof["pg_method_counts"].values()) == prof["pg_draws_per_sweep"]
+    assert prof["pg_method_counts"]["table"] > 0
