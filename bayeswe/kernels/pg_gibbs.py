@@ -482,9 +482,10 @@ def pg_method(h: float, z: float) -> int:
     Cost per draw (one thread, polyagamma 2.0.2): Devroye's method sums ``h`` exact
     ``PG(1, z)`` draws, about 40-60 ns per unit of ``h`` at ``|z| <= 1`` (up to 80
     at ``|z| = 3``); the saddle-point sampler costs a flat 650-900 ns and is cheaper
-    from ``h ~ 22``. Below ``h = 24`` and :data:`~bayeswe.kernels.pg_table.TABLE_MAX_ABS_Z`
-    the table sampler (:data:`PG_TABLE`, ours) replaces Devroye's method: it also sums
-    ``h`` exact ``PG(1, z)`` draws, at 17-25 ns each for ``|z| <= 1``. Both need an
+    from ``h ~ 22``. For ``h < 24`` and ``|z|`` below
+    :data:`~bayeswe.kernels.pg_table.TABLE_MAX_ABS_Z`, the table sampler
+    (:data:`PG_TABLE`, ours) replaces Devroye's method: it also sums ``h`` exact
+    ``PG(1, z)`` draws, at 17-25 ns each for ``|z| <= 1``. Both need an
     integer ``h`` (the pair counts are). Beyond :data:`SADDLE_MAX_ABS_Z` (``h >= 24``)
     or :data:`DEVROYE_MAX_ABS_Z` (``h < 24``) the alternate sampler is used: the only
     one of polyagamma's three that passes the moment tests at large ``|z|`` (see the
