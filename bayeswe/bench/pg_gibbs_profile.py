@@ -6,8 +6,9 @@ N = 5e5; ``--setting`` changes it), one thread, in a fresh process
 (:func:`bayeswe.bench.harness.call_in_subprocess`). The kernels a sweep calls are
 timed by wrapping them for the measured sweeps (restored afterwards):
 
-* ``pg_draws`` - :func:`bayeswe.kernels.pg_gibbs.polya_gamma_groups` (polyagamma's C
-  samplers, one variable per unique pair and block that draws them);
+* ``pg_draws`` - :func:`bayeswe.kernels.pg_gibbs.polya_gamma_groups` (the table
+  sampler and polyagamma's C samplers, one variable per unique pair and block that
+  draws them);
 * ``linear_predictor`` - the ``x_u' beta`` of every pair that gets a PG draw;
 * ``gaussian_update`` - :func:`bayeswe.kernels.pg_gibbs.block_update`: the
   precision accumulation ``X' Omega X``, the K x K Cholesky factorisations, the
@@ -27,13 +28,13 @@ the ratio of their median times.
 
 The **floor** a part sets is the sweep time with every other part free: a sweep
 cannot be faster than its PG draws. ``pg_ns_per_draw`` divides the PG time by the
-variables drawn, ``mean_count`` is their mean ``n`` (Devroye's sampler, used below
-n = 24, costs O(n)).
+variables drawn, ``mean_count`` is their mean ``n`` (the table sampler, used below
+n = 24, costs O(n), as Devroye's method does).
 
-**Equal footing.** There is no peer: the parts are timed in the same sweeps, by the
-same clock (``time.perf_counter`` around each call), so they add up to the sweep
+**Equal footing.** The parts are timed in the same sweeps, by the same clock (``time.perf_counter`` around each call), so they add up to the sweep
 time; ``other`` is the difference. The wrappers cost a Python call per kernel call
-(a few per sweep), which lands in ``other``.
+(a few per sweep), which lands in ``other``. The two PG samplers draw the same
+requests, alternately, from bit generators seeded alike.
 
 **Summary keys.** ``ms_per_sweep``; ``pg_draw_fraction`` (of the sweep);
 ``pg_ns_per_draw``; ``gaussian_update_fraction``; ``pg_table_speedup`` (Devroye's time
