@@ -31,10 +31,11 @@ cannot be faster than its PG draws. ``pg_ns_per_draw`` divides the PG time by th
 variables drawn, ``mean_count`` is their mean ``n`` (the table sampler, used below
 n = 24, costs O(n), as Devroye's method does).
 
-**Equal footing.** The parts are timed in the same sweeps, by the same clock (``time.perf_counter`` around each call), so they add up to the sweep
-time; ``other`` is the difference. The wrappers cost a Python call per kernel call
-(a few per sweep), which lands in ``other``. The two PG samplers draw the same
-requests, alternately, from bit generators seeded alike.
+**Equal footing.** The parts are timed in the same sweeps, by the same clock
+(``time.perf_counter`` around each call), so they add up to the sweep time; ``other``
+is the difference. The wrappers cost a Python call per kernel call (a few per sweep),
+which lands in ``other``. The two PG samplers draw the same requests, alternately,
+from bit generators seeded alike.
 
 **Summary keys.** ``ms_per_sweep``; ``pg_draw_fraction`` (of the sweep);
 ``pg_ns_per_draw``; ``gaussian_update_fraction``; ``pg_table_speedup`` (Devroye's time
