@@ -39,6 +39,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from bayeswe.kernels.pairs import alias_table
+
 __all__ = [
     "DEFAULT_SAMPLER",
     "DEFAULT_TABLE",
@@ -98,22 +100,6 @@ def _mode() -> float:
     return 0.5 * (a + b)
 
 
-def _alias(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Walker's alias table (Vose's construction): ``prob[j]`` and ``alias[j]``."""
-    n = weights.size
-    scaled = weights * (n / weights.sum())
-    prob = np.ones(n)
-    alias = np.arange(n, dtype=np.int64)
-    small = [j for j in range(n) if scaled[j] < 1.0]
-    large = [j for j in range(n) if scaled[j] >= 1.0]
-    while small and large:
-        s, g = small.pop(), large.pop()
-        prob[s], alias[s] = scaled[s], g
-        scaled[g] -= 1.0 - scaled[s]
-        (small if scaled[g] < 1.0 else large).append(g)
-    return prob, alias
-
-
 class PGTable(NamedTuple):
     """The table of :func:`build_table`: density bounds per bin and the bins' alias table."""
 
@@ -146,7 +132,8 @@ def build_table(n_bins: int = 512, x_right: float = 2.5) -> PGTable:
     # the summed series is exact to ~1e-16 relative; the margin keeps upper a bound
     upper *= 1.0 + 1e-12
     tail = 4.0 / math.pi * math.exp(-_PI2 * x_right / 2.0)
-    prob, alias = _alias(np.append(width * upper, tail))
+    weights = np.append(width * upper, tail)
+    prob, alias = alias_table(weights / weights.sum())
     return PGTable(lower, upper, prob, alias, width, x_right)
 
 
