@@ -64,27 +64,34 @@ _PARTS = {
 
 
 @contextlib.contextmanager
-def _timed_kernels(module: Any, names: dict[str, str], spent: dict[str, float]) -> Iterator[None]:
-    """Wrap ``module``'s functions so that their time adds up in ``spent``; restore them."""
-    originals = {label: getattr(module, name) for label, name in names.items()}
+def _patched(module: Any, replacements: dict[str, Any]) -> Iterator[None]:
+    """Replace ``module``'s functions by name for the block; restore them after."""
+    originals = {name: getattr(module, name) for name in replacements}
+    try:
+        for name, fn in replacements.items():
+            setattr(module, name, fn)
+        yield
+    finally:
+        for name, fn in originals.items():
+            setattr(module, name, fn)
 
-    def wrapper(label: str, fn: Any) -> Any:
-        def timed(*args: Any, **kwargs: Any) -> Any:
+
+def _timed_kernels(module: Any, names: dict[str, str], spent: dict[str, float]) -> Any:
+    """Wrap ``module``'s functions so that their time adds up in ``spent`` (a context)."""
+
+    def timed(label: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             start = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
                 spent[label] += time.perf_counter() - start
 
-        return timed
+        return wrapper
 
-    try:
-        for label, name in names.items():
-            setattr(module, name, wrapper(label, originals[label]))
-        yield
-    finally:
-        for label, name in names.items():
-            setattr(module, name, originals[label])
+    return _patched(
+        module, {name: timed(label, getattr(module, name)) for label, name in names.items()}
+    )
 
 
 def _pg_side_by_side(calls: list[tuple[Any, ...]], repeats: int) -> dict[str, list[float]]:
@@ -110,18 +117,11 @@ def _pg_side_by_side(calls: list[tuple[Any, ...]], repeats: int) -> dict[str, li
 
 def _method_counts(calls: list[tuple[Any, ...]]) -> dict[str, int]:
     """How many of the recorded PG requests each sampler of the per-draw choice gets."""
-    from bayeswe.kernels import pg_gibbs as kern
-    from bayeswe.samplers.pg_gibbs import pg_methods
+    from bayeswe.samplers.pg_gibbs import PG_METHOD_NAMES, pg_methods
 
-    names = {
-        kern.PG_TABLE: "table",
-        kern.PG_DEVROYE: "devroye",
-        kern.PG_SADDLE: "saddle",
-        kern.PG_ALTERNATE: "alternate",
-        kern.PG_POINT_MASS: "point mass",
-    }
     chosen = np.concatenate([pg_methods(c[2], c[3]) for c in calls])
-    return {names[m]: int(np.sum(chosen == m)) for m in names if np.any(chosen == m)}
+    codes, counts = np.unique(chosen, return_counts=True)
+    return {PG_METHOD_NAMES[int(m)]: int(n) for m, n in zip(codes, counts, strict=True)}
 
 
 def profile_sweeps(
@@ -165,11 +165,8 @@ def profile_sweeps(
         calls.append(tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args))
         return draw(*args)
 
-    kern.polya_gamma_groups = recording
-    try:
+    with _patched(kern, {"polya_gamma_groups": recording}):
         state, _ = step(problem, state)
-    finally:
-        kern.polya_gamma_groups = draw
     pg_times = _pg_side_by_side(calls, pg_repeats)
     n_pairs = int(data["P"])
     per_sweep = {label: 1e3 * s / sweeps for label, s in spent.items()}

@@ -77,8 +77,10 @@ __all__ = [
     "GibbsInfo",
     "GibbsState",
     "PGGibbsArgs",
+    "PG_METHOD_NAMES",
     "SGNSGibbsProblem",
     "init_state",
+    "pg_methods",
     "polya_gamma",
     "sample_pg_gibbs",
     "step",
@@ -109,6 +111,12 @@ _METHODS = {
     "devroye": kern.PG_DEVROYE,
     "saddle": kern.PG_SADDLE,
     "table": kern.PG_TABLE,
+}
+#: The name of each sampler code that :func:`pg_methods` returns (polyagamma's names,
+#: ``"table"`` for :mod:`bayeswe.kernels.pg_table`, ``"point mass"`` for ``h / (2|z|)``).
+PG_METHOD_NAMES: dict[int, str] = {v: k for k, v in _METHODS.items() if k != "auto"} | {
+    kern.PG_ALTERNATE: "alternate",
+    kern.PG_POINT_MASS: "point mass",
 }
 #: Samplers that sum ``h`` draws of ``PG(1, z)``, so need integer ``h``.
 _INTEGER_H = (kern.PG_DEVROYE, kern.PG_TABLE)
@@ -204,7 +212,6 @@ def polya_gamma(
         group = np.array([0, h.size], dtype=np.int64)
         kern.polya_gamma_groups(address, group, h, z, _METHODS[method], out)
         return out
-    names = {v: k for k, v in _METHODS.items()} | {kern.PG_ALTERNATE: "alternate"}
     address = rng.bit_generator.ctypes.bit_generator.value
     # Python API, one call per run of pairs with the same method. polyagamma 2.0.2 fills
     # an array from its last element, so each run is passed reversed to keep the order.
@@ -218,8 +225,8 @@ def polya_gamma(
             continue
         part = np.empty(b - a)
         random_polyagamma(
-            h[a:b][::-1].copy(), z[a:b][::-1].copy(), out=part, method=names[methods[a]],
-            random_state=rng, disable_checks=True,
+            h[a:b][::-1].copy(), z[a:b][::-1].copy(), out=part,
+            method=PG_METHOD_NAMES[methods[a]], random_state=rng, disable_checks=True,
         )  # fmt: skip
         out[a:b] = part[::-1]
     return out
