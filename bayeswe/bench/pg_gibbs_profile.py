@@ -76,7 +76,9 @@ def _patched(module: Any, replacements: dict[str, Any]) -> Iterator[None]:
             setattr(module, name, fn)
 
 
-def _timed_kernels(module: Any, names: dict[str, str], spent: dict[str, float]) -> Any:
+def _timed_kernels(
+    module: Any, names: dict[str, str], spent: dict[str, float]
+) -> contextlib.AbstractContextManager[None]:
     """Wrap ``module``'s functions so that their time adds up in ``spent`` (a context)."""
 
     def timed(label: str, fn: Any) -> Any:

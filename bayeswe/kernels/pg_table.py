@@ -52,6 +52,7 @@ __all__ = [
     "density_pg1",
     "fill_pg_table",
     "pg_table",
+    "proposal_alias",
 ]
 
 #: The table sampler is used below this ``|z|`` only: beyond it fewer than 0.55 of the
@@ -131,10 +132,17 @@ def build_table(n_bins: int = 512, x_right: float = 2.5) -> PGTable:
         upper[j] = density_pg1(mode)
     # the summed series is exact to ~1e-16 relative; the margin keeps upper a bound
     upper *= 1.0 + 1e-12
-    tail = 4.0 / math.pi * math.exp(-_PI2 * x_right / 2.0)
-    weights = np.append(width * upper, tail)
-    prob, alias = alias_table(weights / weights.sum())
+    prob, alias = proposal_alias(upper, width, x_right)
     return PGTable(lower, upper, prob, alias, width, x_right)
+
+
+def proposal_alias(
+    upper: np.ndarray, width: float, x_right: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The alias table over the bins (mass ``width * upper``) and the tail beyond ``x_right``."""
+    tail = 4.0 / math.pi * math.exp(-_PI2 * x_right / 2.0)
+    weights = np.append(width * np.asarray(upper, dtype=np.float64), tail)
+    return alias_table(weights / weights.sum())
 
 
 #: The table the Gibbs sampler uses: 512 bins on ``[0, 2.5]``; about 96 % of ``PG(1, 0)``
