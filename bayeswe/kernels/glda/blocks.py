@@ -1,0 +1,266 @@
+"""Word-type block moves of Gaussian LDA: a word's tokens in one topic move together.
+
+Every token of a word type ``w`` has the same vector ``v_w``, so a topic holding some of
+``w``'s tokens has a far higher density at ``v_w`` than any other topic, and a
+single-token sampler (``cgs`` or ``alias-mh``) rarely moves one of them out: the chain
+climbs in rare steps. :func:`sweep_type_blocks` adds, once per word type, a
+Metropolis-Hastings move of the whole group ``G`` of ``w``'s tokens that sit in one
+topic, to a topic holding none of ``w``'s tokens. It leaves the collapsed posterior
+``p(z | v)`` exactly invariant, so it can follow a sweep of either sampler.
+
+The move, for a word type ``w`` with ``n_w >= 2`` tokens:
+
+1. pick one of ``w``'s tokens uniformly; ``k`` is its topic and ``G`` the ``m`` tokens
+   of ``w`` in ``k``;
+2. the candidates are ``C = {k}`` plus every topic holding no token of ``w``; from any
+   state the move can reach (``G`` relabelled to some ``j`` in ``C``) the same ``G`` is
+   picked with the same probability ``m / n_w`` and the candidate set is the same ``C``,
+   so the move is a Metropolis-Hastings step on ``C`` with the rest of ``z`` fixed;
+3. the proposal ``q(j)`` is proportional to ``exp(g_j)``, where ``g_j`` is the
+   Normal-inverse-Wishart log marginal likelihood gained by adding the ``m`` copies of
+   ``v_w`` to topic ``j`` *with ``G`` removed* (Murphy 2012, eq. 4.213, as in
+   :func:`bayeswe.kernels.glda.log_joint`). It depends on ``z`` without ``G`` only, so
+   it is the same for both directions of the move: an independence proposal on ``C``;
+4. the target on ``C`` is ``exp(g_j + h_j)``, ``h_j`` the documents' Dirichlet-multinomial
+   terms of ``G`` at ``j``, so the acceptance probability is ``min(1, exp(h_j - h_k))``:
+   only the documents holding tokens of ``G`` enter, one ``lgamma`` pair per document and
+   topic.
+
+Adding ``m`` copies of ``v`` to a topic is one rank-1 update of its scatter matrix (the
+copies have no scatter among themselves): ``Psi' = Psi + c (v - mu)(v - mu)'`` with
+``c = kappa m / (kappa + m)``, and by the matrix determinant lemma
+``log|Psi'| = log|Psi| + log(1 + c q)``, ``q = (v - mu)' Psi^{-1} (v - mu)``: one forward
+substitution per candidate, O(|C| D^2) per move, about ``1 / n_w`` of what a sweep
+spends on ``w``'s tokens in ``cgs``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from scipy import special
+
+from bayeswe.kernels.glda.common import (
+    _forward_sqnorm,
+    _refresh_consts,
+    chol_rank1,
+    rand_uniform,
+)
+
+__all__ = [
+    "nu_lgamma_table",
+    "sweep_type_blocks",
+    "word_starts",
+]
+
+
+def word_starts(word_order: np.ndarray, tok_word: np.ndarray, n_types: int) -> np.ndarray:
+    """``start`` (``n_types + 1``, int64): word ``w``'s tokens are
+    ``word_order[start[w]:start[w + 1]]`` (``word_order`` sorts the tokens by word)."""
+    counts = np.bincount(tok_word, minlength=n_types)
+    start = np.zeros(n_types + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    if not np.array_equal(tok_word[word_order], np.repeat(np.arange(n_types), counts)):
+        raise ValueError("word_order does not group the tokens by word type")
+    return start
+
+
+def nu_lgamma_table(nu0: float, D: int, n_max: int) -> np.ndarray:
+    """``L[n] = sum_{i < D} lgamma((nu0 + n - i) / 2)`` for ``n = 0 .. n_max``: the
+    ``log Gamma_D(nu_k / 2)`` of a topic of ``n`` tokens, less its ``pi`` term (which
+    cancels in every ratio)."""
+    half = 0.5 * (nu0 + np.arange(n_max + 1, dtype=np.float64)[:, None] - np.arange(D))
+    return special.gammaln(half).sum(axis=1)
+
+
+@njit(cache=True, inline="always")
+def _gain(
+    kap: float, n: int, logdet: float, q: float, m: int, D: int, lg_nu: np.ndarray
+) -> tuple[float, float]:
+    # The kappa and Gamma_D terms of the log marginal likelihood gained by adding m
+    # copies of v to a topic of n tokens with kappa_k = kap, log|Psi_k| = logdet and
+    # q = (v - mu_k)' Psi_k^{-1} (v - mu_k) (the caller adds the nu_k/2 log|Psi| terms;
+    # the -m D/2 log pi is the same for every candidate), and log|Psi'| after the update.
+    logdet_new = logdet + math.log1p(kap * m / (kap + m) * q)
+    g = 0.5 * D * (math.log(kap) - math.log(kap + m)) + lg_nu[n + m] - lg_nu[n]
+    return g, logdet_new
+
+
+@njit(cache=True)
+def sweep_type_blocks(
+    tok_doc: np.ndarray,
+    z: np.ndarray,
+    emb: np.ndarray,
+    alpha: np.ndarray,
+    n_dk: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    word_order: np.ndarray,
+    word_start: np.ndarray,
+    kappa0: float,
+    nu0: float,
+    lg_nu: np.ndarray,
+    word_topic: np.ndarray,
+    rng: np.ndarray,
+    doc_count: np.ndarray,
+    stats: np.ndarray,
+    broken: int,
+) -> int:
+    """One block move per word type with at least two tokens (see the module docstring).
+
+    Updates ``z``, ``n_dk``, the topic state (factors, means, constants) and, when it is
+    ``(V, K)``, ``word_topic`` in place. ``doc_count`` (int64, ``n_docs``) must be zero
+    and is left zero. ``stats`` (int64, 3) accumulates moves tried, moves that changed
+    the state, and tokens moved. Returns the number of tokens moved.
+
+    ``broken`` (tests only): 1 = accept every proposal (drops the document terms
+    ``h``), 2 = candidates include topics holding other tokens of ``w`` (a move that
+    merges two groups has no reverse move).
+    """
+    K = alpha.shape[0]
+    D = emb.shape[1]
+    V = word_start.shape[0] - 1
+    keep_wt = word_topic.shape[0] == V and word_topic.shape[1] == K
+    in_topic = np.zeros(K, dtype=np.int64)
+    cand = np.empty(K, dtype=np.int64)
+    logq = np.empty(K)
+    docs = np.empty(doc_count.shape[0], dtype=np.int64)
+    y = np.empty(D)
+    diff = np.empty(D)
+    work = np.empty(D)
+    n_tok = np.empty(K, dtype=np.int64)
+    for k in range(K):
+        n_tok[k] = int(round(kappa_k[k] - kappa0))
+    moved_total = 0
+    for w in range(V):
+        lo, hi = word_start[w], word_start[w + 1]
+        n_w = hi - lo
+        if n_w < 2:
+            continue
+        stats[0] += 1
+        x = emb[w]
+        pick = word_order[lo + int(rand_uniform(rng) * n_w)]
+        k = z[pick]
+        for a in range(lo, hi):
+            in_topic[z[word_order[a]]] += 1
+        m = in_topic[k]
+        # candidates and their proposal log weights g_j
+        n_cand = 0
+        for j in range(K):
+            if j == k:
+                # topic k without G: the downdate of eq. (4) by m copies, then g_k is
+                # the gain of adding them back (log|Psi_k| - log|Psi_k^-| known exactly)
+                q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+                kap = kappa_k[k]
+                r = 1.0 - m * kap / (kap - m) * q
+                if r <= 0.0:
+                    # Psi_k^- not positive definite: only by rounding; no move
+                    n_cand = -1
+                    break
+                kap_minus = kap - m
+                logdet_minus = logdet[k] + math.log(r)
+                g = 0.5 * D * (math.log(kap_minus) - math.log(kap)) + (
+                    lg_nu[n_tok[k]] - lg_nu[n_tok[k] - m]
+                )
+                g += 0.5 * (nu_k[k] - m) * logdet_minus - 0.5 * nu_k[k] * logdet[k]
+            elif in_topic[j] == 0 or broken == 2:
+                q = _forward_sqnorm(R[j], invd[j], x, mu[j], y)
+                g, logdet_new = _gain(kappa_k[j], n_tok[j], logdet[j], q, m, D, lg_nu)
+                g += 0.5 * nu_k[j] * logdet[j] - 0.5 * (nu_k[j] + m) * logdet_new
+            else:
+                continue
+            cand[n_cand] = j
+            logq[n_cand] = g
+            n_cand += 1
+        if n_cand > 1:
+            top = logq[0]
+            for c in range(1, n_cand):
+                top = max(top, logq[c])
+            total = 0.0
+            for c in range(n_cand):
+                total += math.exp(logq[c] - top)
+            u = rand_uniform(rng) * total
+            acc = 0.0
+            j = cand[n_cand - 1]
+            for c in range(n_cand):
+                acc += math.exp(logq[c] - top)
+                if u < acc:
+                    j = cand[c]
+                    break
+            if j != k:
+                # documents of G and how many of its tokens each holds
+                n_docs_g = 0
+                for a in range(lo, hi):
+                    t = word_order[a]
+                    if z[t] == k:
+                        d = tok_doc[t]
+                        if doc_count[d] == 0:
+                            docs[n_docs_g] = d
+                            n_docs_g += 1
+                        doc_count[d] += 1
+                log_ratio = 0.0
+                for b in range(n_docs_g):
+                    d = docs[b]
+                    c_d = doc_count[d]
+                    log_ratio += (
+                        math.lgamma(n_dk[d, j] + alpha[j] + c_d)
+                        - math.lgamma(n_dk[d, j] + alpha[j])
+                        - math.lgamma(n_dk[d, k] + alpha[k])
+                        + math.lgamma(n_dk[d, k] - c_d + alpha[k])
+                    )
+                accept = broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio)
+                if accept:
+                    for b in range(n_docs_g):
+                        d = docs[b]
+                        n_dk[d, k] -= doc_count[d]
+                        n_dk[d, j] += doc_count[d]
+                    for a in range(lo, hi):
+                        t = word_order[a]
+                        if z[t] == k:
+                            z[t] = j
+                    # topic k loses m copies, topic j gains them (eq. 4 with m copies)
+                    kap = kappa_k[k]
+                    for i in range(D):
+                        diff[i] = x[i] - mu[k, i]
+                    ratio = chol_rank1(R[k], invd[k], diff, m * kap / (kap - m), -1.0, work)
+                    for i in range(D):
+                        mu[k, i] = (kap * mu[k, i] - m * x[i]) / (kap - m)
+                    kappa_k[k] = kap - m
+                    nu_k[k] -= m
+                    logdet[k] += 2.0 * math.log(ratio)
+                    _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
+                    kap = kappa_k[j]
+                    for i in range(D):
+                        diff[i] = x[i] - mu[j, i]
+                    ratio = chol_rank1(R[j], invd[j], diff, m * kap / (kap + m), 1.0, work)
+                    for i in range(D):
+                        mu[j, i] = (kap * mu[j, i] + m * x[i]) / (kap + m)
+                    kappa_k[j] = kap + m
+                    nu_k[j] += m
+                    logdet[j] += 2.0 * math.log(ratio)
+                    _refresh_consts(j, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
+                    n_tok[k] -= m
+                    n_tok[j] += m
+                    if keep_wt:
+                        word_topic[w, k] -= m
+                        word_topic[w, j] += m
+                    stats[1] += 1
+                    stats[2] += m
+                    moved_total += m
+                for b in range(n_docs_g):
+                    doc_count[docs[b]] = 0
+        for a in range(lo, hi):
+            in_topic[z[word_order[a]]] = 0
+        # (z changed only by relabelling k -> j, so resetting by the new topics of w's
+        # tokens and by k covers every entry set above)
+        in_topic[k] = 0
+    return moved_total
