@@ -90,18 +90,24 @@ def _run(exact, method: str, **kw) -> tuple[np.ndarray, np.ndarray, int]:
     return z, mcse / sds, accepted
 
 
-@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
-def test_block_moves_leave_the_posterior_invariant(exact, method: str) -> None:
-    z, mcse_sd, accepted = _run(exact, method, type_moves=3)
-    print(f"{method}: z(lp, S) = {z.round(2)}, {accepted} block moves accepted")
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [("cgs", {}), ("alias-mh", {}), ("alias-mh", {"density": "solve"}),
+     ("alias-mh", {"scan": "document"})],
+    ids=["cgs", "alias-word-scan-fused", "alias-word-scan-fused-solve", "alias-document-scan"],
+)  # fmt: skip
+def test_block_moves_leave_the_posterior_invariant(exact, method: str, options: dict) -> None:
+    z, mcse_sd, accepted = _run(exact, method, type_moves=3, **options)
+    print(f"{method} {options}: z(lp, S) = {z.round(2)}, {accepted} block moves accepted")
     assert accepted > 1000  # the moves happen
     assert np.abs(z).max() < 4, z
 
 
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
 @pytest.mark.parametrize("broken", [1, 2], ids=["always-accept", "merge-into-own-topic"])
-def test_broken_block_moves_fail(exact, broken: int) -> None:
-    z, _, _ = _run(exact, "cgs", type_moves=3, _broken_blocks=broken)
-    print(f"broken={broken}: z(lp, S) = {z.round(2)}")
+def test_broken_block_moves_fail(exact, broken: int, method: str) -> None:
+    z, _, _ = _run(exact, method, type_moves=3, _broken_blocks=broken)
+    print(f"{method} broken={broken}: z(lp, S) = {z.round(2)}")
     assert np.abs(z).max() > 4, z
 
 
@@ -154,7 +160,7 @@ def test_a_group_moves_whole(exact) -> None:
             problem.tok_doc, state.z, problem.emb, problem.alpha, state.n_dk, state.mu,
             state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
             state.tscale, state.texp, problem.word_order, problem.word_start,
-            problem.kappa0, problem.nu0, problem.nu_lgamma, np.zeros((0, 0), np.int64),
+            problem.kappa0, problem.nu_lgamma, np.zeros((0, 0), np.int64),
             state.rng, np.zeros(problem.n_docs, np.int64), stats, 0,
         )  # fmt: skip
         for w in range(problem.emb.shape[0]):

@@ -17,6 +17,13 @@ import math
 import numpy as np
 from numba import njit
 
+from bayeswe.kernels.glda.blocks import (
+    block_candidates,
+    block_draw,
+    doc_log_ratio,
+    group_docs,
+    move_copies,
+)
 from bayeswe.kernels.glda.common import (
     _forward_sqnorm,
     _log_t_without,
@@ -28,6 +35,7 @@ from bayeswe.kernels.glda.precision import (
     _one_topic_quad,
     _outer_packed,
     all_topics_quad,
+    precision_from_factor,
     topic_move_precision,
 )
 from bayeswe.kernels.topic_lists import fill_topic_lists, list_add, list_remove
@@ -184,6 +192,12 @@ def sweep_alias(
     doc_top: np.ndarray,
     doc_pos: np.ndarray,
     doc_len: np.ndarray,
+    blocks: bool,
+    word_start: np.ndarray,
+    kappa0: float,
+    lg_nu: np.ndarray,
+    block_stats: np.ndarray,
+    broken_blocks: int,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
 
@@ -260,6 +274,14 @@ def sweep_alias(
     ``xx`` as in :func:`.cgs.sweep_cgs_precision`, kept in step by
     :func:`.precision.topic_move_precision`) instead of forward substitutions with the factors;
     with ``precision=False`` the cache arrays are not touched (may be empty).
+
+    ``blocks`` (the scan by word only: ``order`` is the tokens grouped by word, word
+    ``w``'s at ``order[word_start[w]:word_start[w + 1]]``): before a word's first token,
+    one word-type block move of :mod:`.blocks` (the same move as
+    :func:`.blocks.sweep_type_blocks`, on the state of that moment), from the distances
+    of ``v_w`` to every topic that the word's table is then built from, so the move costs
+    O(K) beyond them. ``block_stats`` accumulates as that function's ``stats``;
+    ``broken_blocks`` is its ``broken``.
     """
     K = alpha.shape[0]
     D = emb.shape[1]
@@ -295,11 +317,34 @@ def sweep_alias(
     # the fast path, which serves fresh_doc=False)
     fast = not fresh_doc and broken == 0
     xx_owner = -1  # the word whose vector's outer product xx holds (precision only)
+    q_word = -1  # Qall holds v_{q_word}'s distances to the current topics
+    block_w = -1
+    # block-move scratch (empty without blocks: numba types every path)
+    nk = K if blocks else 0
+    nd_blocks = n_dk.shape[0] if blocks else 0
+    cand = np.empty(nk, dtype=np.int64)
+    block_logq = np.empty(nk)
+    doc_count = np.zeros(nd_blocks, dtype=np.int64)
+    block_docs = np.empty(nd_blocks, dtype=np.int64)
+    block_work = np.empty(2 * D)
     for pos in range(start, stop):
         i = order[pos]
         d = tok_doc[i]
         w = tok_word[i]
         x = emb[w]
+        if blocks and w != block_w:
+            block_w = w
+            if precision and xx_owner != w:
+                _outer_packed(x, xx)
+                xx_owner = w
+            _block_move_word(
+                w, x, word_start[w], word_start[w + 1], order, z, tok_doc, n_dk, n_wk, alpha,
+                mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, precision, P, Pp,
+                Pmu, muPmu, moves, W, xx, Qall, y, kappa0, lg_nu, cand, block_logq, doc_count,
+                block_docs, doc_top, doc_pos, doc_len, tcache, rng, block_stats, broken_blocks,
+                block_work,
+            )  # fmt: skip
+            q_word = w
         s = z[i]
         n_dk[d, s] -= 1
         if n_dk[d, s] == 0:
@@ -317,11 +362,13 @@ def sweep_alias(
                                        tcache)  # fmt: skip
             stamp[s] = i
         if rebuild:
-            if precision:
-                all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
-            else:
-                for k in range(K):
-                    Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+            if q_word != w:  # else the block move left them, current
+                if precision:
+                    all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
+                else:
+                    for k in range(K):
+                        Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+            q_word = -1
             for k in range(K):
                 word_in_topic[k] = n_wk[w, k]
                 # the distances give every topic's current density at v_w (and, where the
@@ -531,6 +578,115 @@ def sweep_alias(
             w_top[w_len] = cur
             w_len += 1
             w_mark[cur] = w
+
+
+@njit(cache=True)
+def _block_move_word(
+    w: int,
+    x: np.ndarray,
+    lo: int,
+    hi: int,
+    order: np.ndarray,
+    z: np.ndarray,
+    tok_doc: np.ndarray,
+    n_dk: np.ndarray,
+    n_wk: np.ndarray,
+    alpha: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    precision: bool,
+    P: np.ndarray,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    moves: np.ndarray,
+    W: np.ndarray,
+    xx: np.ndarray,
+    Qall: np.ndarray,
+    y: np.ndarray,
+    kappa0: float,
+    lg_nu: np.ndarray,
+    cand: np.ndarray,
+    logq: np.ndarray,
+    doc_count: np.ndarray,
+    docs: np.ndarray,
+    doc_top: np.ndarray,
+    doc_pos: np.ndarray,
+    doc_len: np.ndarray,
+    tcache: np.ndarray,
+    rng: np.ndarray,
+    stats: np.ndarray,
+    broken: int,
+    work: np.ndarray,
+) -> None:
+    # One block move of word w (tokens order[lo:hi], none yet visited in this sweep),
+    # as in blocks.sweep_type_blocks; leaves Qall = v_w's distances to every topic after
+    # it, for the word's table. xx must hold v_w's outer product (precision only).
+    K = alpha.shape[0]
+    D = x.shape[0]
+    if precision:
+        all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
+    else:
+        for k in range(K):
+            Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+    n_w = hi - lo
+    if n_w < 2:
+        return
+    stats[0] += 1
+    k = z[order[lo + int(rand_uniform(rng) * n_w)]]
+    m = n_wk[w, k]
+    n_cand = block_candidates(
+        k, m, Qall, n_wk[w], kappa_k, nu_k, logdet, kappa0, D, lg_nu, cand, logq, broken
+    )
+    if n_cand < 2:
+        return
+    j = block_draw(cand, logq, n_cand, rand_uniform(rng))
+    if j == k:
+        return
+    n_docs = group_docs(k, lo, hi, order, z, tok_doc, doc_count, docs)
+    log_ratio = doc_log_ratio(k, j, docs, n_docs, doc_count, n_dk, alpha)
+    if broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio):
+        for b in range(n_docs):
+            d = docs[b]
+            c = doc_count[d]
+            n_dk[d, k] -= c
+            if n_dk[d, k] == 0:
+                list_remove(d, k, doc_top, doc_pos, doc_len)
+            if n_dk[d, j] == 0:
+                list_add(d, j, doc_top, doc_pos, doc_len)
+            n_dk[d, j] += c
+        for a in range(lo, hi):
+            t = order[a]
+            if z[t] == k:
+                z[t] = j
+        move_copies(k, x, m, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp,
+                    work)  # fmt: skip
+        move_copies(j, x, m, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp,
+                    work)  # fmt: skip
+        n_wk[w, k] -= m
+        n_wk[w, j] += m
+        tcache[6, k] += 1.0  # both topics changed: their cached densities are void
+        tcache[6, j] += 1.0
+        for side in range(2):
+            t = k if side == 0 else j
+            if precision:
+                # m copies at once: the cache is recomputed from the factor (O(D^3))
+                moves[t] = 0
+                precision_from_factor(t, R, mu, P, Pp, Pmu, muPmu, W)
+                Qall[t] = _one_topic_quad(t, x, Pp, Pmu, muPmu, xx)
+            else:
+                Qall[t] = _forward_sqnorm(R[t], invd[t], x, mu[t], y)
+        stats[1] += 1
+        stats[2] += m
+    for b in range(n_docs):
+        doc_count[docs[b]] = 0
 
 
 @njit(cache=True, inline="always")

@@ -50,6 +50,11 @@ from bayeswe.kernels.glda.common import (
 )
 
 __all__ = [
+    "block_candidates",
+    "block_draw",
+    "doc_log_ratio",
+    "group_docs",
+    "move_copies",
     "nu_lgamma_table",
     "sweep_type_blocks",
     "word_starts",
@@ -71,21 +76,158 @@ def nu_lgamma_table(nu0: float, D: int, n_max: int) -> np.ndarray:
     """``L[n] = sum_{i < D} lgamma((nu0 + n - i) / 2)`` for ``n = 0 .. n_max``: the
     ``log Gamma_D(nu_k / 2)`` of a topic of ``n`` tokens, less its ``pi`` term (which
     cancels in every ratio)."""
-    half = 0.5 * (nu0 + np.arange(n_max + 1, dtype=np.float64)[:, None] - np.arange(D))
-    return special.gammaln(half).sum(axis=1)
+    n = np.arange(n_max + 1, dtype=np.float64)
+    out = np.zeros(n_max + 1)
+    for i in range(D):
+        out += special.gammaln(0.5 * (nu0 + n - i))
+    return out
 
 
-@njit(cache=True, inline="always")
-def _gain(
-    kap: float, n: int, logdet: float, q: float, m: int, D: int, lg_nu: np.ndarray
-) -> tuple[float, float]:
-    # The kappa and Gamma_D terms of the log marginal likelihood gained by adding m
-    # copies of v to a topic of n tokens with kappa_k = kap, log|Psi_k| = logdet and
-    # q = (v - mu_k)' Psi_k^{-1} (v - mu_k) (the caller adds the nu_k/2 log|Psi| terms;
-    # the -m D/2 log pi is the same for every candidate), and log|Psi'| after the update.
-    logdet_new = logdet + math.log1p(kap * m / (kap + m) * q)
-    g = 0.5 * D * (math.log(kap) - math.log(kap + m)) + lg_nu[n + m] - lg_nu[n]
-    return g, logdet_new
+@njit(cache=True)
+def block_candidates(
+    k: int,
+    m: int,
+    Q: np.ndarray,
+    in_topic: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    logdet: np.ndarray,
+    kappa0: float,
+    D: int,
+    lg_nu: np.ndarray,
+    cand: np.ndarray,
+    logq: np.ndarray,
+    broken: int,
+) -> int:
+    """The candidate topics of a group of ``m`` copies of ``v`` in topic ``k`` and the
+    proposal's log weights ``g_j`` (module docstring); returns how many (``-1``: topic
+    ``k`` without the group is not positive definite, by rounding only: no move).
+
+    ``Q[j]`` is ``(v - mu_j)' Psi_j^{-1} (v - mu_j)`` with the current state (read for
+    ``k`` and every topic with ``in_topic[j] == 0``); ``in_topic[j]`` counts the word's
+    tokens in topic ``j``. The ``-m D/2 log pi`` that every candidate shares is left out.
+    """
+    K = kappa_k.shape[0]
+    n_cand = 0
+    for j in range(K):
+        kap = kappa_k[j]
+        n = int(round(kap - kappa0))
+        if j == k:
+            # topic k without G: the downdate of eq. (4) by m copies (log|Psi_k^-| by the
+            # matrix determinant lemma); g_k is the gain of adding them back
+            r = 1.0 - m * kap / (kap - m) * Q[k]
+            if r <= 0.0:
+                return -1
+            logdet_minus = logdet[k] + math.log(r)
+            g = 0.5 * D * (math.log(kap - m) - math.log(kap)) + lg_nu[n] - lg_nu[n - m]
+            g += 0.5 * (nu_k[k] - m) * logdet_minus - 0.5 * nu_k[k] * logdet[k]
+        elif in_topic[j] == 0 or broken == 2:
+            logdet_plus = logdet[j] + math.log1p(kap * m / (kap + m) * Q[j])
+            g = 0.5 * D * (math.log(kap) - math.log(kap + m)) + lg_nu[n + m] - lg_nu[n]
+            g += 0.5 * nu_k[j] * logdet[j] - 0.5 * (nu_k[j] + m) * logdet_plus
+        else:
+            continue
+        cand[n_cand] = j
+        logq[n_cand] = g
+        n_cand += 1
+    return n_cand
+
+
+@njit(cache=True)
+def block_draw(cand: np.ndarray, logq: np.ndarray, n_cand: int, u: float) -> int:
+    """A candidate drawn with probability proportional to ``exp(logq)`` (``u`` uniform)."""
+    top = logq[0]
+    for c in range(1, n_cand):
+        top = max(top, logq[c])
+    total = 0.0
+    for c in range(n_cand):
+        total += math.exp(logq[c] - top)
+    u *= total
+    acc = 0.0
+    for c in range(n_cand):
+        acc += math.exp(logq[c] - top)
+        if u < acc:
+            return cand[c]
+    return cand[n_cand - 1]
+
+
+@njit(cache=True)
+def group_docs(
+    k: int,
+    lo: int,
+    hi: int,
+    word_order: np.ndarray,
+    z: np.ndarray,
+    tok_doc: np.ndarray,
+    doc_count: np.ndarray,
+    docs: np.ndarray,
+) -> int:
+    """The documents of the word's tokens ``word_order[lo:hi]`` in topic ``k`` into
+    ``docs`` (returns how many) and each one's count into ``doc_count``."""
+    n_docs = 0
+    for a in range(lo, hi):
+        t = word_order[a]
+        if z[t] == k:
+            d = tok_doc[t]
+            if doc_count[d] == 0:
+                docs[n_docs] = d
+                n_docs += 1
+            doc_count[d] += 1
+    return n_docs
+
+
+@njit(cache=True)
+def doc_log_ratio(
+    k: int, j: int, docs: np.ndarray, n_docs: int, doc_count: np.ndarray, n_dk: np.ndarray,
+    alpha: np.ndarray,
+) -> float:  # fmt: skip
+    """``h_j - h_k``: the documents' Dirichlet-multinomial terms of the group at ``j``
+    over at ``k`` (one ``lgamma`` pair per document and topic)."""
+    out = 0.0
+    for b in range(n_docs):
+        d = docs[b]
+        c = doc_count[d]
+        out += (
+            math.lgamma(n_dk[d, j] + alpha[j] + c)
+            - math.lgamma(n_dk[d, j] + alpha[j])
+            - math.lgamma(n_dk[d, k] + alpha[k])
+            + math.lgamma(n_dk[d, k] - c + alpha[k])
+        )
+    return out
+
+
+@njit(cache=True)
+def move_copies(
+    k: int,
+    x: np.ndarray,
+    m: int,
+    sign: float,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """Add (``sign=+1``) or remove (``-1``) ``m`` copies of ``x`` to/from topic ``k``: eq.
+    (4) with ``m`` tokens of one vector, one rank-1 change of the factor with weight
+    ``kappa_k m / (kappa_k + sign m)``. ``work`` needs ``2 * D`` floats."""
+    D = x.shape[0]
+    kap = kappa_k[k]
+    diff = work[D : 2 * D]
+    for i in range(D):
+        diff[i] = x[i] - mu[k, i]
+    ratio = chol_rank1(R[k], invd[k], diff, m * kap / (kap + sign * m), sign, work[:D])
+    for i in range(D):
+        mu[k, i] = (kap * mu[k, i] + sign * m * x[i]) / (kap + sign * m)
+    kappa_k[k] = kap + sign * m
+    nu_k[k] += sign * m
+    logdet[k] += 2.0 * math.log(ratio)
+    _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
 
 
 @njit(cache=True)
@@ -107,7 +249,6 @@ def sweep_type_blocks(
     word_order: np.ndarray,
     word_start: np.ndarray,
     kappa0: float,
-    nu0: float,
     lg_nu: np.ndarray,
     word_topic: np.ndarray,
     rng: np.ndarray,
@@ -133,13 +274,10 @@ def sweep_type_blocks(
     in_topic = np.zeros(K, dtype=np.int64)
     cand = np.empty(K, dtype=np.int64)
     logq = np.empty(K)
+    Q = np.empty(K)
     docs = np.empty(doc_count.shape[0], dtype=np.int64)
     y = np.empty(D)
-    diff = np.empty(D)
-    work = np.empty(D)
-    n_tok = np.empty(K, dtype=np.int64)
-    for k in range(K):
-        n_tok[k] = int(round(kappa_k[k] - kappa0))
+    work = np.empty(2 * D)
     moved_total = 0
     for w in range(V):
         lo, hi = word_start[w], word_start[w + 1]
@@ -148,119 +286,44 @@ def sweep_type_blocks(
             continue
         stats[0] += 1
         x = emb[w]
-        pick = word_order[lo + int(rand_uniform(rng) * n_w)]
-        k = z[pick]
+        k = z[word_order[lo + int(rand_uniform(rng) * n_w)]]
         for a in range(lo, hi):
             in_topic[z[word_order[a]]] += 1
         m = in_topic[k]
-        # candidates and their proposal log weights g_j
-        n_cand = 0
         for j in range(K):
-            if j == k:
-                # topic k without G: the downdate of eq. (4) by m copies, then g_k is
-                # the gain of adding them back (log|Psi_k| - log|Psi_k^-| known exactly)
-                q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
-                kap = kappa_k[k]
-                r = 1.0 - m * kap / (kap - m) * q
-                if r <= 0.0:
-                    # Psi_k^- not positive definite: only by rounding; no move
-                    n_cand = -1
-                    break
-                kap_minus = kap - m
-                logdet_minus = logdet[k] + math.log(r)
-                g = 0.5 * D * (math.log(kap_minus) - math.log(kap)) + (
-                    lg_nu[n_tok[k]] - lg_nu[n_tok[k] - m]
-                )
-                g += 0.5 * (nu_k[k] - m) * logdet_minus - 0.5 * nu_k[k] * logdet[k]
-            elif in_topic[j] == 0 or broken == 2:
-                q = _forward_sqnorm(R[j], invd[j], x, mu[j], y)
-                g, logdet_new = _gain(kappa_k[j], n_tok[j], logdet[j], q, m, D, lg_nu)
-                g += 0.5 * nu_k[j] * logdet[j] - 0.5 * (nu_k[j] + m) * logdet_new
-            else:
-                continue
-            cand[n_cand] = j
-            logq[n_cand] = g
-            n_cand += 1
-        if n_cand > 1:
-            top = logq[0]
-            for c in range(1, n_cand):
-                top = max(top, logq[c])
-            total = 0.0
-            for c in range(n_cand):
-                total += math.exp(logq[c] - top)
-            u = rand_uniform(rng) * total
-            acc = 0.0
-            j = cand[n_cand - 1]
-            for c in range(n_cand):
-                acc += math.exp(logq[c] - top)
-                if u < acc:
-                    j = cand[c]
-                    break
-            if j != k:
-                # documents of G and how many of its tokens each holds
-                n_docs_g = 0
-                for a in range(lo, hi):
-                    t = word_order[a]
-                    if z[t] == k:
-                        d = tok_doc[t]
-                        if doc_count[d] == 0:
-                            docs[n_docs_g] = d
-                            n_docs_g += 1
-                        doc_count[d] += 1
-                log_ratio = 0.0
-                for b in range(n_docs_g):
-                    d = docs[b]
-                    c_d = doc_count[d]
-                    log_ratio += (
-                        math.lgamma(n_dk[d, j] + alpha[j] + c_d)
-                        - math.lgamma(n_dk[d, j] + alpha[j])
-                        - math.lgamma(n_dk[d, k] + alpha[k])
-                        + math.lgamma(n_dk[d, k] - c_d + alpha[k])
-                    )
-                accept = broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio)
-                if accept:
-                    for b in range(n_docs_g):
-                        d = docs[b]
-                        n_dk[d, k] -= doc_count[d]
-                        n_dk[d, j] += doc_count[d]
-                    for a in range(lo, hi):
-                        t = word_order[a]
-                        if z[t] == k:
-                            z[t] = j
-                    # topic k loses m copies, topic j gains them (eq. 4 with m copies)
-                    kap = kappa_k[k]
-                    for i in range(D):
-                        diff[i] = x[i] - mu[k, i]
-                    ratio = chol_rank1(R[k], invd[k], diff, m * kap / (kap - m), -1.0, work)
-                    for i in range(D):
-                        mu[k, i] = (kap * mu[k, i] - m * x[i]) / (kap - m)
-                    kappa_k[k] = kap - m
-                    nu_k[k] -= m
-                    logdet[k] += 2.0 * math.log(ratio)
-                    _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
-                    kap = kappa_k[j]
-                    for i in range(D):
-                        diff[i] = x[i] - mu[j, i]
-                    ratio = chol_rank1(R[j], invd[j], diff, m * kap / (kap + m), 1.0, work)
-                    for i in range(D):
-                        mu[j, i] = (kap * mu[j, i] + m * x[i]) / (kap + m)
-                    kappa_k[j] = kap + m
-                    nu_k[j] += m
-                    logdet[j] += 2.0 * math.log(ratio)
-                    _refresh_consts(j, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
-                    n_tok[k] -= m
-                    n_tok[j] += m
-                    if keep_wt:
-                        word_topic[w, k] -= m
-                        word_topic[w, j] += m
-                    stats[1] += 1
-                    stats[2] += m
-                    moved_total += m
-                for b in range(n_docs_g):
-                    doc_count[docs[b]] = 0
+            if j == k or in_topic[j] == 0 or broken == 2:
+                Q[j] = _forward_sqnorm(R[j], invd[j], x, mu[j], y)
+        n_cand = block_candidates(
+            k, m, Q, in_topic, kappa_k, nu_k, logdet, kappa0, D, lg_nu, cand, logq, broken
+        )
         for a in range(lo, hi):
             in_topic[z[word_order[a]]] = 0
-        # (z changed only by relabelling k -> j, so resetting by the new topics of w's
-        # tokens and by k covers every entry set above)
-        in_topic[k] = 0
+        if n_cand < 2:
+            continue
+        j = block_draw(cand, logq, n_cand, rand_uniform(rng))
+        if j == k:
+            continue
+        n_docs = group_docs(k, lo, hi, word_order, z, tok_doc, doc_count, docs)
+        log_ratio = doc_log_ratio(k, j, docs, n_docs, doc_count, n_dk, alpha)
+        if broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio):
+            for b in range(n_docs):
+                d = docs[b]
+                n_dk[d, k] -= doc_count[d]
+                n_dk[d, j] += doc_count[d]
+            for a in range(lo, hi):
+                t = word_order[a]
+                if z[t] == k:
+                    z[t] = j
+            move_copies(k, x, m, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale,
+                        texp, work)  # fmt: skip
+            move_copies(j, x, m, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale,
+                        texp, work)  # fmt: skip
+            if keep_wt:
+                word_topic[w, k] -= m
+                word_topic[w, j] += m
+            stats[1] += 1
+            stats[2] += m
+            moved_total += m
+        for b in range(n_docs):
+            doc_count[docs[b]] = 0
     return moved_total
