@@ -58,9 +58,11 @@ side's clock. Default 0: single-token moves only, the paper's samplers.
 * ESS: ArviZ's bulk ESS of the ``lp`` trace of the sweeps that ended inside the window
   (and of the held-out trace's points inside it), divided by the CPU seconds of those
   sweeps. A ratio counts only where it measures mixing: both windows' split-R-hat
-  below 1.1 and the alias-MH chain at cgs's plateau (a chain stuck below it has a flat
-  trace and a high ESS; a climbing one an ESS near 1). Otherwise the seed's ratio is
-  ``None`` and only its ``_ungated`` value is kept.
+  below 1.1, the alias-MH chain at cgs's plateau (a chain stuck below it has a flat
+  trace and a high ESS; a climbing one an ESS near 1), and the two window means at
+  most two of the larger window sd apart (two chains that each sit still at different
+  levels are not both sampling the posterior, and their ESS ratio compares nothing).
+  Otherwise the seed's ratio is ``None`` and only its ``_ungated`` value is kept.
 * Plateau: the mean ``lp`` (held-out score) of cgs's window minus one standard
   deviation of it; each sampler's time to plateau is the CPU time of its first sweep
   (score) at or above that level (``None`` if never reached). While the window still
@@ -133,6 +135,9 @@ HELDOUT_POINTS = 150
 MIN_COUNT = 2
 #: A window whose split-R-hat is below this counts as at a plateau.
 RHAT_PLATEAU = 1.1
+#: An ESS ratio also needs the two windows at one level: their means at most this many
+#: of the larger window sd apart (two stationary chains of one posterior agree).
+LEVEL_GAP_PLATEAU = 2.0
 
 
 def principal_components(vectors: np.ndarray, dims: int) -> np.ndarray:
@@ -495,14 +500,19 @@ def cell(
 
 def _at_plateau(cgs: dict[str, Any], other: dict[str, Any]) -> bool:
     """Whether an ESS ratio measures mixing: both windows stationary (split-R-hat below
-    :data:`RHAT_PLATEAU`) and the other sampler at cgs's plateau. A chain stuck below
-    the plateau has a flat trace whose ESS is high; a climbing one has an ESS near 1."""
+    :data:`RHAT_PLATEAU`), the other sampler at cgs's plateau, and the two windows at
+    one level (:data:`LEVEL_GAP_PLATEAU`). A chain stuck below the plateau has a flat
+    trace whose ESS is high; a climbing one has an ESS near 1; two chains sitting still
+    at different levels are not both at the posterior."""
+    if cgs.get("rhat") is None or other.get("rhat") is None:
+        return False
+    spread = max(cgs.get("window_sd") or 0.0, other.get("window_sd") or 0.0)
+    gap = abs(other["window_mean"] - cgs["window_mean"])
     return (
-        cgs.get("rhat") is not None
-        and other.get("rhat") is not None
-        and cgs["rhat"] < RHAT_PLATEAU
+        cgs["rhat"] < RHAT_PLATEAU
         and other["rhat"] < RHAT_PLATEAU
         and other.get("time_to_plateau_cpu_s") is not None
+        and gap <= LEVEL_GAP_PLATEAU * spread
     )
 
 
