@@ -600,7 +600,9 @@ class GLDAGibbsArgs:
         (:mod:`bayeswe.kernels.glda.blocks`). All tokens of a word share one vector, so
         a topic holding some of them has a far higher density at that vector than any
         other, and single-token moves rarely take one out; the block move relabels the
-        group at once. A pass costs one density evaluation per topic per word type.
+        group at once. A pass costs one Mahalanobis distance per topic per word type;
+        alias-MH's scan by word makes its first pass inside the sweep, from the
+        distances its tables are built from, at O(K) per word beyond them.
     init
         Start of each chain: ``"kmeans"`` (default; tokens of a word type start in the
         word's weighted k-means cluster) or ``"random"`` (uniform topic per token).

@@ -17,13 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from bayeswe.kernels.glda.blocks import (
-    block_candidates,
-    block_draw,
-    doc_log_ratio,
-    group_docs,
-    move_copies,
-)
+from bayeswe.kernels.glda.blocks import block_accepts, block_candidates, relabel_group
 from bayeswe.kernels.glda.common import (
     _forward_sqnorm,
     _log_t_without,
@@ -647,12 +641,9 @@ def _block_move_word(
     )
     if n_cand < 2:
         return
-    j = block_draw(cand, logq, n_cand, rand_uniform(rng))
-    if j == k:
-        return
-    n_docs = group_docs(k, lo, hi, order, z, tok_doc, doc_count, docs)
-    log_ratio = doc_log_ratio(k, j, docs, n_docs, doc_count, n_dk, alpha)
-    if broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio):
+    j, n_docs = block_accepts(k, lo, hi, order, z, tok_doc, n_dk, alpha, cand, logq, n_cand,
+                              doc_count, docs, rng, broken)  # fmt: skip
+    if j >= 0:
         for b in range(n_docs):
             d = docs[b]
             c = doc_count[d]
@@ -662,14 +653,8 @@ def _block_move_word(
             if n_dk[d, j] == 0:
                 list_add(d, j, doc_top, doc_pos, doc_len)
             n_dk[d, j] += c
-        for a in range(lo, hi):
-            t = order[a]
-            if z[t] == k:
-                z[t] = j
-        move_copies(k, x, m, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp,
-                    work)  # fmt: skip
-        move_copies(j, x, m, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp,
-                    work)  # fmt: skip
+        relabel_group(k, j, m, x, lo, hi, order, z, mu, R, invd, logdet, kappa_k, nu_k, tconst,
+                      tscale, texp, work)  # fmt: skip
         n_wk[w, k] -= m
         n_wk[w, j] += m
         tcache[6, k] += 1.0  # both topics changed: their cached densities are void

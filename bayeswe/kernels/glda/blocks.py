@@ -50,12 +50,14 @@ from bayeswe.kernels.glda.common import (
 )
 
 __all__ = [
+    "block_accepts",
     "block_candidates",
     "block_draw",
     "doc_log_ratio",
     "group_docs",
     "move_copies",
     "nu_lgamma_table",
+    "relabel_group",
     "sweep_type_blocks",
     "word_starts",
 ]
@@ -197,6 +199,68 @@ def doc_log_ratio(
 
 
 @njit(cache=True)
+def block_accepts(
+    k: int,
+    lo: int,
+    hi: int,
+    word_order: np.ndarray,
+    z: np.ndarray,
+    tok_doc: np.ndarray,
+    n_dk: np.ndarray,
+    alpha: np.ndarray,
+    cand: np.ndarray,
+    logq: np.ndarray,
+    n_cand: int,
+    doc_count: np.ndarray,
+    docs: np.ndarray,
+    rng: np.ndarray,
+    broken: int,
+) -> tuple[int, int]:
+    """Draw the group's topic ``j`` from the candidates and run the MH test; returns
+    ``(j, n_docs)`` with ``j = -1`` if the group stays. The group's documents are in
+    ``docs[:n_docs]`` with their counts in ``doc_count`` (which the caller zeroes)."""
+    j = block_draw(cand, logq, n_cand, rand_uniform(rng))
+    if j == k:
+        return -1, 0
+    n_docs = group_docs(k, lo, hi, word_order, z, tok_doc, doc_count, docs)
+    log_ratio = doc_log_ratio(k, j, docs, n_docs, doc_count, n_dk, alpha)
+    if broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio):
+        return j, n_docs
+    return -1, n_docs
+
+
+@njit(cache=True)
+def relabel_group(
+    k: int,
+    j: int,
+    m: int,
+    x: np.ndarray,
+    lo: int,
+    hi: int,
+    word_order: np.ndarray,
+    z: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """The word's ``m`` tokens in topic ``k`` (of ``word_order[lo:hi]``) move to ``j``:
+    their topics, and both topics' state (the caller updates the counts)."""
+    for a in range(lo, hi):
+        t = word_order[a]
+        if z[t] == k:
+            z[t] = j
+    move_copies(k, x, m, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+    move_copies(j, x, m, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+
+
+@njit(cache=True)
 def move_copies(
     k: int,
     x: np.ndarray,
@@ -300,24 +364,15 @@ def sweep_type_blocks(
             in_topic[z[word_order[a]]] = 0
         if n_cand < 2:
             continue
-        j = block_draw(cand, logq, n_cand, rand_uniform(rng))
-        if j == k:
-            continue
-        n_docs = group_docs(k, lo, hi, word_order, z, tok_doc, doc_count, docs)
-        log_ratio = doc_log_ratio(k, j, docs, n_docs, doc_count, n_dk, alpha)
-        if broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio):
+        j, n_docs = block_accepts(k, lo, hi, word_order, z, tok_doc, n_dk, alpha, cand, logq,
+                                  n_cand, doc_count, docs, rng, broken)  # fmt: skip
+        if j >= 0:
             for b in range(n_docs):
                 d = docs[b]
                 n_dk[d, k] -= doc_count[d]
                 n_dk[d, j] += doc_count[d]
-            for a in range(lo, hi):
-                t = word_order[a]
-                if z[t] == k:
-                    z[t] = j
-            move_copies(k, x, m, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale,
-                        texp, work)  # fmt: skip
-            move_copies(j, x, m, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale,
-                        texp, work)  # fmt: skip
+            relabel_group(k, j, m, x, lo, hi, word_order, z, mu, R, invd, logdet, kappa_k, nu_k,
+                          tconst, tscale, texp, work)  # fmt: skip
             if keep_wt:
                 word_topic[w, k] -= m
                 word_topic[w, j] += m
