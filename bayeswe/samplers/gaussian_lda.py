@@ -350,9 +350,10 @@ def step(
 
     ``mh_steps``, ``rebuild_every``, ``max_table_age``, ``fresh_doc`` and ``scan`` are
     the ``alias-mh`` options of :class:`GLDAGibbsArgs`. ``type_moves`` (both methods):
-    after the sweep, this many passes of word-type block moves
-    (:func:`bayeswe.kernels.glda.blocks.sweep_type_blocks`); ``_broken_blocks`` (tests
-    only) selects a wrong block move (see that function's ``broken``).
+    this many passes of word-type block moves per sweep, after it
+    (:func:`bayeswe.kernels.glda.blocks.sweep_type_blocks`), except that alias-MH's scan
+    by word makes the first pass inside the sweep; ``_broken_blocks`` (tests only)
+    selects a wrong block move (see that function's ``broken``).
 
     ``_broken`` (tests only) selects a deliberately wrong MH acceptance in
     ``alias-mh``: 1 = always accept, 2 = log-densities in place of densities; -1 is
