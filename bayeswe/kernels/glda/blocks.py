@@ -44,8 +44,7 @@ from scipy import special
 
 from bayeswe.kernels.glda.common import (
     _forward_sqnorm,
-    _refresh_consts,
-    chol_rank1,
+    move_copies,
     rand_uniform,
 )
 
@@ -258,40 +257,6 @@ def relabel_group(
             z[t] = j
     move_copies(k, x, m, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
     move_copies(j, x, m, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
-
-
-@njit(cache=True)
-def move_copies(
-    k: int,
-    x: np.ndarray,
-    m: int,
-    sign: float,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    logdet: np.ndarray,
-    kappa_k: np.ndarray,
-    nu_k: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
-    work: np.ndarray,
-) -> None:
-    """Add (``sign=+1``) or remove (``-1``) ``m`` copies of ``x`` to/from topic ``k``: eq.
-    (4) with ``m`` tokens of one vector, one rank-1 change of the factor with weight
-    ``kappa_k m / (kappa_k + sign m)``. ``work`` needs ``2 * D`` floats."""
-    D = x.shape[0]
-    kap = kappa_k[k]
-    diff = work[D : 2 * D]
-    for i in range(D):
-        diff[i] = x[i] - mu[k, i]
-    ratio = chol_rank1(R[k], invd[k], diff, m * kap / (kap + sign * m), sign, work[:D])
-    for i in range(D):
-        mu[k, i] = (kap * mu[k, i] + sign * m * x[i]) / (kap + sign * m)
-    kappa_k[k] = kap + sign * m
-    nu_k[k] += sign * m
-    logdet[k] += 2.0 * math.log(ratio)
-    _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
 
 
 @njit(cache=True)

@@ -55,6 +55,7 @@ __all__ = [
     "init_topics",
     "log_joint",
     "log_t",
+    "move_copies",
     "rand_uniform",
     "resync_topics",
     "topic_move",
@@ -280,27 +281,42 @@ def topic_move(
 ) -> None:
     """Add (``sign=+1``) or remove (``-1``) one token with vector ``x`` to/from topic ``k``.
 
-    Eq. (4): the rank-1 update/downdate of ``R[k]``, then ``mu_k``, ``kappa_k``,
-    ``nu_k`` and the t constants. ``work`` needs ``2 * D`` floats.
+    Eq. (4): :func:`move_copies` with one copy (the same floating-point operations as
+    a single-token update). ``work`` needs ``2 * D`` floats.
     """
+    move_copies(k, x, 1, sign, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+
+
+@njit(cache=True)
+def move_copies(
+    k: int,
+    x: np.ndarray,
+    m: int,
+    sign: float,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    logdet: np.ndarray,
+    kappa_k: np.ndarray,
+    nu_k: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """Add (``sign=+1``) or remove (``-1``) ``m`` copies of ``x`` to/from topic ``k``: eq.
+    (4) with ``m`` tokens of one vector, one rank-1 change of the factor with weight
+    ``kappa_k m / (kappa_k + sign m)``. ``work`` needs ``2 * D`` floats."""
     D = x.shape[0]
     kap = kappa_k[k]
-    m = mu[k]
     diff = work[D : 2 * D]
     for i in range(D):
-        diff[i] = x[i] - m[i]
-    if sign > 0:
-        ratio = chol_rank1(R[k], invd[k], diff, kap / (kap + 1.0), 1.0, work[:D])
-        for i in range(D):
-            m[i] = (kap * m[i] + x[i]) / (kap + 1.0)
-        kappa_k[k] = kap + 1.0
-        nu_k[k] += 1.0
-    else:
-        ratio = chol_rank1(R[k], invd[k], diff, kap / (kap - 1.0), -1.0, work[:D])
-        for i in range(D):
-            m[i] = (kap * m[i] - x[i]) / (kap - 1.0)
-        kappa_k[k] = kap - 1.0
-        nu_k[k] -= 1.0
+        diff[i] = x[i] - mu[k, i]
+    ratio = chol_rank1(R[k], invd[k], diff, m * kap / (kap + sign * m), sign, work[:D])
+    for i in range(D):
+        mu[k, i] = (kap * mu[k, i] + sign * m * x[i]) / (kap + sign * m)
+    kappa_k[k] = kap + sign * m
+    nu_k[k] += sign * m
     logdet[k] += 2.0 * math.log(ratio)
     _refresh_consts(k, D, kappa_k, nu_k, logdet, tconst, tscale, texp)
 
