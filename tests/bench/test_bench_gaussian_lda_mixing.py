@@ -278,3 +278,37 @@ def test_min_count_must_be_positive() -> None:
 
     with pytest.raises(SystemExit, match="--min-count must be >= 1"):
         main(["--quick", "--min-count", "0"])
+
+
+def test_synthetic_words_sets_tokens_per_type() -> None:
+    """``--synthetic-words N``: the synthetic corpus draws its tokens from N word types, so
+    ``docs * 100 / N`` tokens per type on average (fewer types: more tokens per type)."""
+    from bayeswe.bench.gaussian_lda_mixing import SYNTHETIC_WORDS, _data, main
+
+    default, name = _data(40, False, False, None)
+    few, few_name = _data(40, False, False, 10, synthetic_words=100)
+    assert name == "synthetic" and SYNTHETIC_WORDS == 3000
+    assert few_name == "synthetic, 100 words, pca10"
+    assert few.corpus.doc_lengths.sum() == default.corpus.doc_lengths.sum() == 4000
+    assert len(few.corpus.vocabulary) == 100  # every type drawn (corpus seed 0)
+    assert few.embeddings.shape == (100, 10)
+    assert len(default.corpus.vocabulary) > 1000
+    with pytest.raises(SystemExit, match="--synthetic-words must be >= 2"):
+        main(["--quick", "--synthetic-words", "1"])
+
+
+def test_a_shared_start_can_come_from_alias_mh(run_bench) -> None:
+    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--burn-in", "0.1",
+                    "--window", "0.15", "--shared-start", "0.2", "--shared-start-method",
+                    "alias-mh", "--no-heldout")  # fmt: skip
+    assert out["settings"]["shared_start_method"] == "alias-mh"
+    assert out["settings"]["start"].startswith("the state alias-mh reaches")
+    for row in out["results"]:
+        assert row["shared_start_method"] == "alias-mh" and row["shared_start_sweeps"] >= 1
+        assert math.isfinite(row["shared_start_lp"])
+        for side in ("cgs", "alias"):
+            assert row[side]["sweeps"] >= 1
+    with pytest.raises(SystemExit):
+        from bayeswe.bench.gaussian_lda_mixing import main
+
+        main(["--quick", "--shared-start", "1", "--shared-start-method", "naive"])
