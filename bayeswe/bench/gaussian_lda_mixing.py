@@ -78,8 +78,10 @@ side's clock. Default 0: single-token moves only, the paper's samplers.
 ``alias_ess_per_cpu_s_ratio_vs_cgs_k{K}``, ``..._min``, ``..._max`` and
 ``alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}`` (``_min``, ``_max``), over the seeds
 where the ratio counts (``..._seeds`` of them; ``None`` if none), and ``..._ungated``
-over all seeds; ``plateau_reached_seeds_k{K}`` and ``heldout_plateau_reached_seeds_k{K}``
-(seeds in which alias-MH reached cgs's plateau);
+over all seeds; ``..._pooled`` (and ``..._pooled_ungated``): the effective draws of the
+counted (all) seeds' windows over their CPU time, alias-MH's over cgs's, steadier than the
+median when single windows hold few effective draws; ``plateau_reached_seeds_k{K}`` and
+``heldout_plateau_reached_seeds_k{K}`` (seeds in which alias-MH reached cgs's plateau);
 ``ess_per_cpu_s_{side}_k{K}``, ``heldout_ess_per_cpu_s_{side}_k{K}``;
 ``moved_per_sweep_{side}_k{K}`` (share of the training tokens that change topic per
 sweep in the window); ``level_gap_sd_k{K}`` (alias-MH's window mean of the log joint
@@ -547,6 +549,22 @@ def _spread(values: list[float | None]) -> tuple[float | None, float | None, flo
     return float(np.median(vals)), float(min(vals)), float(max(vals))
 
 
+def _pooled_ratio(rows: list[dict[str, Any]], name: str, trace_key: str | None) -> float | None:
+    """``name``'s effective draws per CPU-second over cgs's, each pooled over ``rows``
+    (all windows' ESS over all windows' CPU time): steadier than the median of per-seed
+    ratios when one window's ESS estimate is small and noisy."""
+    rates = []
+    for side in (name, "cgs"):
+        traces = [_trace(r[side], trace_key) for r in rows]
+        if not traces or any(t.get("ess") is None for t in traces):
+            return None
+        cpu = sum(t["window_cpu_s"] for t in traces)
+        rates.append(sum(t["ess"] for t in traces) / cpu if cpu > 0 else None)
+    if rates[0] is None or not rates[1]:
+        return None
+    return float(rates[0] / rates[1])
+
+
 def _summary_for_k(
     summary: dict[str, Any], K: int, mine: list[dict[str, Any]], names: Sequence[str]
 ) -> None:
@@ -563,6 +581,9 @@ def _summary_for_k(
                 [r.get(f"{prefix}{key}ess_per_cpu_s_ratio_vs_cgs_ungated") for r in mine]
             )[0]
             trace_key = "heldout" if key else None
+            counted = [r for r, v in zip(mine, gated, strict=True) if v is not None]
+            summary[f"{base}_pooled"] = _pooled_ratio(counted, name, trace_key)
+            summary[f"{base}_pooled_ungated"] = _pooled_ratio(mine, name, trace_key)
             summary[f"{lead}{key}plateau_reached_seeds_{tag}"] = sum(
                 _trace(r[name], trace_key).get("time_to_plateau_cpu_s") is not None for r in mine
             )

@@ -39,6 +39,9 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"moved_per_sweep_alias_k{K}",
             f"level_gap_sd_k{K}",
         }
+        for trace in ("", "heldout_"):
+            base = f"alias_{trace}ess_per_cpu_s_ratio_vs_cgs_k{K}"
+            keys |= {f"{base}_pooled", f"{base}_pooled_ungated"}
     # the default --variants runs both scans: the sampler's default by word (the side
     # alias, which gives the keys above) and the paper's, whose keys carry its side's name
     methods = out["settings"]["methods"]
@@ -64,6 +67,24 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             assert summary[base] == pytest.approx(sum(gated) / len(gated))
         else:
             assert summary[base] is None
+
+        # pooled: all windows' effective draws over all their CPU time, alias over cgs
+        def pooled(rows, side_of=lambda side: side):
+            rate = {
+                side: sum(side_of(r[side])["ess"] for r in rows)
+                / sum(side_of(r[side])["window_cpu_s"] for r in rows)
+                for side in ("alias", "cgs")
+            }
+            return rate["alias"] / rate["cgs"]
+
+        counted = [r for r in mine if r["alias_ess_per_cpu_s_ratio_vs_cgs"] is not None]
+        assert summary[f"{base}_pooled_ungated"] == pytest.approx(pooled(mine))
+        if counted:
+            assert summary[f"{base}_pooled"] == pytest.approx(pooled(counted))
+        else:
+            assert summary[f"{base}_pooled"] is None
+        held = f"alias_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}_pooled_ungated"
+        assert summary[held] == pytest.approx(pooled(mine, lambda side: side["heldout"]))
         for side in ("cgs", "alias"):
             moved = sorted(r[side]["moved_per_sweep"] for r in mine)
             # a share of the training tokens, averaged over the window's sweeps
