@@ -559,10 +559,10 @@ def _pooled_ratio(rows: list[dict[str, Any]], name: str, trace_key: str | None) 
         if not traces or any(t.get("ess") is None for t in traces):
             return None
         cpu = sum(t["window_cpu_s"] for t in traces)
-        rates.append(sum(t["ess"] for t in traces) / cpu if cpu > 0 else None)
-    if rates[0] is None or not rates[1]:
-        return None
-    return float(rates[0] / rates[1])
+        if cpu <= 0:
+            return None
+        rates.append(sum(t["ess"] for t in traces) / cpu)
+    return float(rates[0] / rates[1]) if rates[1] > 0 else None
 
 
 def _summary_for_k(
