@@ -37,7 +37,10 @@ exact schedule), each against the same cgs run. ``2:W``, the sampler's default
 (``scan="word"``), is the side ``alias`` and gives the summary keys; another is
 ``alias_m{STEPS}_r{REBUILD}`` (``..._a{AGE}``; ``alias_m2_rK`` is the paper's scan,
 ``scan="document"``, tokens in corpus order, tables rebuilt after K uses) or
-``alias_m{STEPS}_word``. The default ``--variants`` is ``2:W,2:K``, both scans.
+``alias_m{STEPS}_word``. ``F`` (``alias_m{STEPS}_frozen``) is the paper's scan with
+frozen tables: each word's table built at its first use, from the start state, and never
+rebuilt, the cheapest schedule and an exact one (a fixed proposal). The default
+``--variants`` is ``2:W,2:K``, both scans.
 
 **Block moves.** ``--type-moves N`` gives every side, cgs and each alias-MH setting
 alike, ``N`` passes of word-type block moves after each sweep (the samplers'
@@ -110,6 +113,7 @@ from bayeswe.bench import harness
 __all__ = [
     "BUDGETS",
     "Variant",
+    "FROZEN",
     "WORD_SCAN",
     "build_parser",
     "cell",
@@ -130,6 +134,12 @@ BUDGETS: dict[int, tuple[float, float]] = {
 QUICK_BUDGET = (0.2, 0.4)
 #: ``rebuild_every`` of a variant that scans by word (``--variants 2:W``).
 WORD_SCAN = "word"
+#: ``rebuild_every`` of the paper's scan with frozen tables (``--variants 2:F``): each
+#: word's table is built at its first use and never rebuilt, so from then on every MH
+#: step has one fixed proposal and the chain leaves the posterior exactly invariant.
+FROZEN = "frozen"
+#: The sampler's ``rebuild_every`` that freezes the tables (no word is used this often).
+FROZEN_REBUILD_EVERY = 2**62
 #: The sampler's default alias-MH (``scan="word"``, 2 MH steps per token). The side
 #: ``alias``, which gives the summary keys.
 DEFAULT_VARIANT: tuple[int, int | str | None, int | None] = (2, WORD_SCAN, None)
@@ -251,8 +261,9 @@ Variant = tuple[int, int | str | None, int | None]
 def parse_variants(text: str) -> list[Variant]:
     """``"2:K,4:K,2:25,2:K:3,2:W"`` -> ``[(2, None, None), (4, None, None), (2, 25, None),
     (2, None, 3), (2, "word", None)]``: alias-MH's ``mh_steps``, ``rebuild_every``
-    (``K``: K uses, in the paper's scan; ``W``: ``scan="word"``, :data:`WORD_SCAN`)
-    and, optionally, ``max_table_age`` in sweeps (not with ``W``)."""
+    (``K``: K uses, in the paper's scan; ``W``: ``scan="word"``, :data:`WORD_SCAN`;
+    ``F``: the paper's scan with frozen tables, :data:`FROZEN`) and, optionally,
+    ``max_table_age`` in sweeps (not with ``W`` or ``F``)."""
     out: list[Variant] = []
     for item in (p.strip() for p in str(text).split(",")):
         parts = [p.strip() for p in item.split(":")]
@@ -265,6 +276,8 @@ def parse_variants(text: str) -> list[Variant]:
                 r = None
             elif parts[1].upper() == "W":
                 r = WORD_SCAN
+            elif parts[1].upper() == "F":
+                r = FROZEN
             else:
                 r = int(parts[1])
             a = int(parts[2]) if len(parts) == 3 else None
@@ -274,6 +287,8 @@ def parse_variants(text: str) -> list[Variant]:
             ) from None
         if r == WORD_SCAN and a is not None:
             raise ValueError(f"alias variant {item!r}: W (scan by word) takes no AGE")
+        if r == FROZEN and a is not None:
+            raise ValueError(f"alias variant {item!r}: F (frozen tables) takes no AGE")
         if m < 1 or (isinstance(r, int) and r < 1) or (a is not None and a < 1):
             raise ValueError(f"alias variant {item!r}: STEPS, REBUILD and AGE must be >= 1")
         if (m, r, a) in out:
@@ -287,11 +302,13 @@ def parse_variants(text: str) -> list[Variant]:
 def variant_name(mh_steps: int, rebuild_every: int | str | None, max_age: int | None = None) -> str:
     """Side name of an alias-MH variant: ``alias`` for the sampler's default 2:W, else
     ``alias_m2_rK`` (the paper's scan; ``alias_m2_rK_a3`` with a maximum table age) or
-    ``alias_m1_word`` (another scan by word)."""
+    ``alias_m1_word`` (another scan by word) or ``alias_m2_frozen`` (frozen tables)."""
     if (mh_steps, rebuild_every, max_age) == DEFAULT_VARIANT:
         return "alias"
     if rebuild_every == WORD_SCAN:
         return f"alias_m{mh_steps}_word"
+    if rebuild_every == FROZEN:
+        return f"alias_m{mh_steps}_frozen"
     name = f"alias_m{mh_steps}_r{'K' if rebuild_every is None else rebuild_every}"
     return name if max_age is None else f"{name}_a{max_age}"
 
@@ -300,6 +317,13 @@ def variant_options(mh_steps: int, rebuild_every: int | str | None, max_age: int
     """The ``step`` options of an alias-MH variant."""
     if rebuild_every == WORD_SCAN:
         return {"mh_steps": mh_steps, "rebuild_every": None, "max_table_age": None, "scan": "word"}
+    if rebuild_every == FROZEN:
+        return {
+            "mh_steps": mh_steps,
+            "rebuild_every": FROZEN_REBUILD_EVERY,
+            "max_table_age": None,
+            "scan": "document",
+        }
     return {
         "mh_steps": mh_steps,
         "rebuild_every": rebuild_every,
@@ -492,7 +516,11 @@ def cell(
             row[name]["mh_steps"] = options["mh_steps"]
             row[name]["scan"] = options["scan"]
             row[name]["rebuild_every"] = (
-                WORD_SCAN if options["scan"] == "word" else options["rebuild_every"] or K
+                WORD_SCAN
+                if options["scan"] == "word"
+                else FROZEN
+                if options["rebuild_every"] == FROZEN_REBUILD_EVERY
+                else options["rebuild_every"] or K
             )
             row[name]["max_table_age"] = options["max_table_age"]
     _plateau(row, lp_traces, None)
@@ -776,7 +804,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         help="alias-MH variants STEPS:REBUILD[:AGE], comma-separated (MH steps per token, "
         "table rebuilt after REBUILD uses, K = the number of topics, or once AGE sweeps "
         "old; REBUILD W: scan by word, each table built once per sweep before its "
-        "word's tokens, exact, the sampler's default); default 2:W,2:K",
+        "word's tokens, exact, the sampler's default; REBUILD F: the paper's scan with "
+        "tables frozen after their first build, exact); default 2:W,2:K",
     )
     parser.add_argument(
         "--type-moves",

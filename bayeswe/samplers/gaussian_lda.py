@@ -197,6 +197,10 @@ class GLDAState:
     # alias-mh's per-document topic lists (top, pos, length): scratch the kernel fills
     # from n_dk at each sweep, held here so a sweep allocates nothing of size n_docs x K
     doc_lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    # how the last alias-mh sweep stored its tables: True for the scan by word's
+    # cumulative sums, False for the paper's scan's Vose tables, None if unknown (a new
+    # state, or one read from a checkpoint, whose scan the resumed run must match)
+    tables_cumulative: bool | None = None
 
     ARRAYS = (
         "z", "n_dk", "mu", "R", "invd", "logdet", "kappa_k", "nu_k", "tconst", "tscale", "texp",
@@ -415,6 +419,11 @@ def step(
             every = np.iinfo(np.int64).max
         else:
             order = problem.corpus_order
+            if state.tables_cumulative:
+                # the tables hold the scan by word's cumulative sums, which the paper's
+                # scan would read as Vose tables (and draw from the wrong proposal):
+                # build every table afresh at its word's next use
+                state.uses[:] = -1
         if max_table_age is not None:
             # a sweep counts as ceil(every / age) uses of every built table, so a table
             # is rebuilt at its first use once it is max_table_age sweeps old, however
@@ -439,6 +448,7 @@ def step(
             int(_broken_blocks),
         )  # fmt: skip
         state.word_topic_sweep = state.sweep + 1
+        state.tables_cumulative = scan == "word"
         acc = float(stats[1]) / max(int(stats[0]), 1)
         changed = int((z_before != state.z).sum())
         rebuilds = int(stats[2])

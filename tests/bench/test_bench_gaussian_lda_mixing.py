@@ -154,7 +154,7 @@ def test_budgets_dimensions_and_a_shared_start_can_be_set(run_bench) -> None:
 
 def test_alias_variants_each_get_their_ratios(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants",
-                    "2:K,4:3,2:K:2,2:W,1:W", "--no-heldout")  # fmt: skip
+                    "2:K,4:3,2:K:2,2:W,1:W,2:F", "--no-heldout")  # fmt: skip
     assert out["settings"]["methods"]["alias_m4_r3"] == {
         "method": "alias-mh", "mh_steps": 4, "rebuild_every": 3, "max_table_age": None,
         "scan": "document",
@@ -171,6 +171,15 @@ def test_alias_variants_each_get_their_ratios(run_bench) -> None:
     assert row["alias_m2_rK"]["max_table_age"] is None
     assert row["alias"]["scan"] == "word" and row["alias_m2_rK"]["scan"] == "document"
     assert row["alias"]["rebuild_every"] == "word"
+    assert out["settings"]["methods"]["alias_m2_frozen"] == {
+        "method": "alias-mh", "mh_steps": 2, "rebuild_every": "frozen", "max_table_age": None,
+        "scan": "document",
+    }  # fmt: skip
+    assert row["alias_m2_frozen"]["rebuild_every"] == "frozen"
+    assert row["alias_m2_frozen"]["scan"] == "document"
+    assert summary["alias_m2_frozen_sweep_speed_ratio_k10"] == pytest.approx(
+        row["alias_m2_frozen"]["sweeps"] / row["cgs"]["sweeps"]
+    )
     assert summary["alias_m2_rK_sweep_speed_ratio_k10"] == pytest.approx(
         row["alias_m2_rK"]["sweeps"] / row["cgs"]["sweeps"]
     )
@@ -187,17 +196,21 @@ def test_alias_variants_each_get_their_ratios(run_bench) -> None:
 
 
 def test_variant_parsing() -> None:
-    from bayeswe.bench.gaussian_lda_mixing import parse_variants, variant_name
+    from bayeswe.bench.gaussian_lda_mixing import parse_variants, variant_name, variant_options
 
-    assert parse_variants("2:K, 8:k,1:50,3,2:K:3,4:w") == [
+    assert parse_variants("2:K, 8:k,1:50,3,2:K:3,4:w,2:f") == [
         (2, None, None), (8, None, None), (1, 50, None), (3, None, None), (2, None, 3),
-        (4, "word", None),
+        (4, "word", None), (2, "frozen", None),
     ]  # fmt: skip
-    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3,2:W,1:W")] == [
+    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3,2:W,1:W,4:F")] == [
         "alias_m2_rK", "alias_m8_rK", "alias_m2_r50", "alias_m2_rK_a3", "alias", "alias_m1_word",
+        "alias_m4_frozen",
     ]  # fmt: skip
+    assert variant_options(2, "frozen", None) == {
+        "mh_steps": 2, "rebuild_every": 2**62, "max_table_age": None, "scan": "document",
+    }  # fmt: skip
     for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", "", "2:K:0", "2:K:3:1", "2:K:x", "2:W:3",
-                "0:W"):  # fmt: skip
+                "0:W", "2:F:3", "2:F,2:f"):  # fmt: skip
         with pytest.raises(ValueError, match="alias variant|at least one"):
             parse_variants(bad)
 
