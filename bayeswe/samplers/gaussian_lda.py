@@ -201,6 +201,11 @@ class GLDAState:
     # cumulative sums, False for the paper's scan's Vose tables, None if unknown (a new
     # state, or one read from a checkpoint, whose scan the resumed run must match)
     tables_cumulative: bool | None = None
+    # the paper's scan's per-word topic lists (top, pos, length) of n_wk: kept in step by
+    # its sweeps and trusted only if the last sweep was one of them with nothing after it
+    # (word_lists_sweep == sweep), else refilled from n_wk
+    word_lists: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    word_lists_sweep: int = -1
 
     ARRAYS = (
         "z", "n_dk", "mu", "R", "invd", "logdet", "kappa_k", "nu_k", "tconst", "tscale", "texp",
@@ -437,6 +442,19 @@ def step(
         # the scan by word makes its first block pass itself, each word's move just
         # before its table is built from the same distances (O(K) a move, not O(K D^2))
         fused_blocks = bool(type_moves) and scan == "word"
+        word_lists = scan == "document"
+        if word_lists and (
+            state.word_lists is None or state.word_lists[0].shape != state.word_topic.shape
+        ):
+            V = state.word_topic.shape[0]
+            state.word_lists = (
+                np.empty((V, K), dtype=np.int32),
+                np.empty((V, K), dtype=np.int32),
+                np.empty(V, dtype=np.int32),
+            )
+            state.word_lists_sweep = -1
+        fill_word_lists = state.word_lists_sweep != state.sweep
+        lists = state.word_lists if word_lists else _NO_WORD_LISTS
         kern.sweep_alias(
             *args, state.stale_logw, state.stale_logq, state.stale_t, state.alias_prob,
             state.alias_idx,
@@ -445,9 +463,10 @@ def step(
             *cache, state.word_topic, _density_cache(K), order, scan == "word", *state.doc_lists,
             fused_blocks, problem.word_start, problem.kappa0,
             problem.nu_lgamma if fused_blocks else np.zeros(0), block_stats,
-            int(_broken_blocks),
+            int(_broken_blocks), word_lists, fill_word_lists, *lists,
         )  # fmt: skip
         state.word_topic_sweep = state.sweep + 1
+        state.word_lists_sweep = state.sweep + 1 if word_lists else -1
         state.tables_cumulative = scan == "word"
         acc = float(stats[1]) / max(int(stats[0]), 1)
         changed = int((z_before != state.z).sum())
@@ -456,6 +475,7 @@ def step(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     passes = int(type_moves) - int(fused_blocks)
     if passes > 0:
+        state.word_lists_sweep = -1  # the block pass moves tokens, not the word lists
         word_topic = (
             state.word_topic
             if method == "alias-mh" and state.word_topic is not None
@@ -473,6 +493,14 @@ def step(
     tried, accepted = int(block_stats[0]), int(block_stats[1])
     state.sweep += 1
     return StepInfo(lp(problem, state), acc, int(changed), rebuilds, tried, accepted)
+
+
+#: Empty per-word topic lists for the scan by word, which does not use them.
+_NO_WORD_LISTS = (
+    np.zeros((0, 0), dtype=np.int32),
+    np.zeros((0, 0), dtype=np.int32),
+    np.zeros(0, dtype=np.int32),
+)
 
 
 def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:

@@ -105,3 +105,47 @@ def test_document_scan_after_word_scan_builds_its_own_tables() -> None:
         reference = step(problem, unbuilt, method="alias-mh", **frozen)
         np.testing.assert_array_equal(switched.z, unbuilt.z)
         assert mine.lp == reference.lp
+
+
+def _assert_word_lists_match(state) -> None:
+    top, pos, length = state.word_lists
+    for w, counts in enumerate(state.word_topic):
+        held = np.flatnonzero(counts)
+        listed = top[w, : length[w]]
+        np.testing.assert_array_equal(np.sort(listed), held)
+        np.testing.assert_array_equal(pos[w, listed], np.arange(length[w]))
+        assert (np.delete(pos[w], listed) == -1).all()
+
+
+@pytest.mark.parametrize("type_moves", [0, 1])
+def test_document_scan_word_lists_follow_the_counts_and_not_the_draws(type_moves: int) -> None:
+    """The paper's scan finds the topics of a word's other tokens from per-word topic
+    lists kept in step with every move. After each sweep they list exactly the topics
+    of n_wk (also after a block pass, which leaves them to be refilled), and the draws
+    do not depend on the lists' order: a state whose lists are refilled in topic order
+    before every sweep (as a resumed run's are) makes the same moves as one that keeps
+    them. In D = 5 a word's topics share its proposal, so order matters to a draw: with
+    the lists' order in the draws, this test failed."""
+    data = synthetic_corpus(n_docs=20, doc_length=30, n_words=60, K_true=10, D=5, seed=0)
+    problem = GLDAProblem.from_data(with_topics(data, 10))
+    options = {"scan": "document", "type_moves": type_moves}
+    kept = init_state(problem, seed=7, method="alias-mh", init="random")
+    refilled = init_state(problem, seed=7, method="alias-mh", init="random")
+    for _ in range(4):
+        step(problem, kept, method="alias-mh", **options)
+        refilled.word_lists_sweep = -1
+        step(problem, refilled, method="alias-mh", **options)
+        np.testing.assert_array_equal(kept.z, refilled.z)
+        if type_moves == 0:
+            assert kept.word_lists_sweep == kept.sweep
+            _assert_word_lists_match(kept)
+        else:
+            assert kept.word_lists_sweep == -1  # refilled at the next sweep
+    if type_moves:
+        step(problem, kept, method="alias-mh", scan="document")
+        _assert_word_lists_match(kept)
+    else:
+        # the orders differ, so the draws above came from differently ordered lists
+        top_k, _, len_k = kept.word_lists
+        top_r = refilled.word_lists[0]
+        assert any((top_k[w, : len_k[w]] != top_r[w, : len_k[w]]).any() for w in range(len(len_k)))

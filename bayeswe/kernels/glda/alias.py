@@ -192,6 +192,11 @@ def sweep_alias(
     lg_nu: np.ndarray,
     block_stats: np.ndarray,
     broken_blocks: int,
+    word_lists: bool,
+    fill_word_lists: bool,
+    word_top: np.ndarray,
+    word_pos: np.ndarray,
+    word_len: np.ndarray,
 ) -> None:
     """Alias-table Metropolis-Hastings pass (section 4.2, with a correct MH step).
 
@@ -276,6 +281,15 @@ def sweep_alias(
     of ``v_w`` to every topic that the word's table is then built from, so the move costs
     O(K) beyond them. ``block_stats`` accumulates as that function's ``stats``;
     ``broken_blocks`` is its ``broken``.
+
+    ``word_lists`` (the paper's scan): the set C comes from per-word lists of the topics
+    that hold the word's tokens (``word_top``, ``word_pos``, ``word_len``: (V, K), (V, K)
+    and (V,) int32, as in :mod:`bayeswe.kernels.topic_lists`, filled from ``n_wk`` when
+    ``fill_word_lists`` and kept in step with every move), so a token costs O(the
+    word's topics) there. Without them the word's row of ``n_wk`` is read over all K
+    topics whenever the word changes, which in corpus order is almost every token. The
+    scan by word reads the row once per word and sweep, next to its table build, and
+    passes ``word_lists=False`` (the arrays may then be empty).
     """
     K = alpha.shape[0]
     D = emb.shape[1]
@@ -307,6 +321,8 @@ def sweep_alias(
         w_mark[k] = -1.0
         log_alpha[k] = math.log(alpha[k])
     fill_topic_lists(n_dk, doc_top, doc_pos, doc_len)
+    if word_lists and fill_word_lists:
+        fill_topic_lists(n_wk, word_top, word_pos, word_len)
     # broken = -1: the general code below with a correct MH step (tests compare it with
     # the fast path, which serves fresh_doc=False)
     fast = not fresh_doc and broken == 0
@@ -395,7 +411,7 @@ def sweep_alias(
         # independence sampler leaves such a state only with probability ~ q / p. C and
         # these densities leave token i out, so q still does not depend on its topic.
         logq = stale_logq[w]
-        if w_owner != w:
+        if not word_lists and w_owner != w:
             for j in range(w_len):
                 w_mark[w_top[j]] = -1.0
             w_len = 0
@@ -408,8 +424,8 @@ def sweep_alias(
         nc = 0
         a_copy = 0.0  # alias mass of the topics in C, in units of the table's mass
         m_ref = 0.0  # reference for the weights: the table's mass or a larger one
-        for j in range(w_len):
-            k = w_top[j]
+        for j in range(word_len[w] if word_lists else w_len):
+            k = word_top[w, j] if word_lists else w_top[j]
             c = n_wk[w, k] - (1 if k == s else 0)
             if c > 0:
                 if precision and xx_owner != w:
@@ -428,6 +444,21 @@ def sweep_alias(
                 a_copy += alpha[k] * lin[k]
                 if v > m_ref:
                     m_ref = v
+        if word_lists and nc > 1:
+            # a word's list is in the order of past moves, and a resumed run refills it
+            # in topic order: C is put in topic order so that the draws depend on the
+            # state alone (insertion sort: C holds the few topics of one word's tokens)
+            for a in range(1, nc):
+                kt, vt, b = copy_topics[a], copy_w[a], a - 1
+                while b >= 0 and copy_topics[b] > kt:
+                    copy_topics[b + 1] = copy_topics[b]
+                    copy_w[b + 1] = copy_w[b]
+                    b -= 1
+                copy_topics[b + 1] = kt
+                copy_w[b + 1] = vt
+            a_copy = 0.0
+            for j in range(nc):
+                a_copy += alpha[copy_topics[j]] * lin[copy_topics[j]]
         # document term of the topics outside C
         nd = 0
         if fresh_doc:
@@ -568,7 +599,13 @@ def sweep_alias(
                       work)  # fmt: skip
         if n_dk[d, cur] == 1:
             list_add(d, cur, doc_top, doc_pos, doc_len)
-        if w_mark[cur] != w:
+        if word_lists:
+            if cur != s:
+                if n_wk[w, s] == 0:
+                    list_remove(w, s, word_top, word_pos, word_len)
+                if n_wk[w, cur] == 1:
+                    list_add(w, cur, word_top, word_pos, word_len)
+        elif w_mark[cur] != w:
             w_top[w_len] = cur
             w_len += 1
             w_mark[cur] = w
