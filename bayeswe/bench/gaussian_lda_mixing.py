@@ -39,7 +39,10 @@ exact schedule), each against the same cgs run. ``2:W``, the sampler's default
 ``scan="document"``, tokens in corpus order, tables rebuilt after K uses) or
 ``alias_m{STEPS}_word``. ``F`` (``alias_m{STEPS}_frozen``) is the paper's scan with
 frozen tables: each word's table built at its first use, from the start state, and never
-rebuilt, the cheapest schedule and an exact one (a fixed proposal). The default
+rebuilt, the cheapest schedule and an exact one (a fixed proposal). A trailing ``:D``
+(``2:F:D``, ``2:K:D``; not with ``W``) gives the paper's scan the fresh document term
+(``fresh_doc=True``: the proposal's ``n_dk t(v | k)`` from the current topics, one
+density per topic of the document), side name suffix ``_fd``. The default
 ``--variants`` is ``2:W,2:K``, both scans.
 
 **Block moves.** ``--type-moves N`` gives every side, cgs and each alias-MH setting
@@ -138,11 +141,9 @@ WORD_SCAN = "word"
 #: word's table is built at its first use and never rebuilt, so from then on every MH
 #: step has one fixed proposal and the chain leaves the posterior exactly invariant.
 FROZEN = "frozen"
-#: The sampler's ``rebuild_every`` that freezes the tables (no word is used this often).
-FROZEN_REBUILD_EVERY = 2**62
 #: The sampler's default alias-MH (``scan="word"``, 2 MH steps per token). The side
 #: ``alias``, which gives the summary keys.
-DEFAULT_VARIANT: tuple[int, int | str | None, int | None] = (2, WORD_SCAN, None)
+DEFAULT_VARIANT: tuple[int, int | str | None, int | None, bool] = (2, WORD_SCAN, None, False)
 #: Every ``HELDOUT_EVERY``-th token of each document is held out (document completion).
 HELDOUT_EVERY = 10
 #: Held-out evaluations over a side's whole budget (fewer if its sweeps are longer).
@@ -255,20 +256,24 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
     return out
 
 
-Variant = tuple[int, int | str | None, int | None]
+Variant = tuple[int, int | str | None, int | None, bool]
 
 
 def parse_variants(text: str) -> list[Variant]:
-    """``"2:K,4:K,2:25,2:K:3,2:W"`` -> ``[(2, None, None), (4, None, None), (2, 25, None),
-    (2, None, 3), (2, "word", None)]``: alias-MH's ``mh_steps``, ``rebuild_every``
-    (``K``: K uses, in the paper's scan; ``W``: ``scan="word"``, :data:`WORD_SCAN`;
-    ``F``: the paper's scan with frozen tables, :data:`FROZEN`) and, optionally,
-    ``max_table_age`` in sweeps (not with ``W`` or ``F``)."""
+    """``"2:K,4:K,2:25,2:K:3,2:W,2:F:D"`` -> ``[(2, None, None, False), (4, None, None,
+    False), (2, 25, None, False), (2, None, 3, False), (2, "word", None, False), (2,
+    "frozen", None, True)]``: alias-MH's ``mh_steps``, ``rebuild_every`` (``K``: K uses,
+    in the paper's scan; ``W``: ``scan="word"``, :data:`WORD_SCAN`; ``F``: the paper's
+    scan with frozen tables, :data:`FROZEN`), optionally ``max_table_age`` in sweeps
+    (not with ``W`` or ``F``), and ``fresh_doc`` (a trailing ``:D``; not with ``W``)."""
     out: list[Variant] = []
     for item in (p.strip() for p in str(text).split(",")):
         parts = [p.strip() for p in item.split(":")]
+        fresh = len(parts) > 1 and parts[-1].upper() == "D"
+        if fresh:
+            parts = parts[:-1]
         if len(parts) > 3 or any(not p for p in parts):
-            raise ValueError(f"alias variant {item!r} is not STEPS:REBUILD[:AGE] (e.g. 4:K)")
+            raise ValueError(f"alias variant {item!r} is not STEPS:REBUILD[:AGE][:D] (e.g. 4:K)")
         try:
             m = int(parts[0])
             r: int | str | None
@@ -283,52 +288,68 @@ def parse_variants(text: str) -> list[Variant]:
             a = int(parts[2]) if len(parts) == 3 else None
         except ValueError:
             raise ValueError(
-                f"alias variant {item!r} is not STEPS:REBUILD[:AGE] (e.g. 4:K)"
+                f"alias variant {item!r} is not STEPS:REBUILD[:AGE][:D] (e.g. 4:K)"
             ) from None
         if r == WORD_SCAN and a is not None:
             raise ValueError(f"alias variant {item!r}: W (scan by word) takes no AGE")
         if r == FROZEN and a is not None:
             raise ValueError(f"alias variant {item!r}: F (frozen tables) takes no AGE")
+        if r == WORD_SCAN and fresh:
+            raise ValueError(
+                f"alias variant {item!r}: W (scan by word) takes no D: its tables are "
+                "current, so the fresh document term gives the same proposal at more cost"
+            )
         if m < 1 or (isinstance(r, int) and r < 1) or (a is not None and a < 1):
             raise ValueError(f"alias variant {item!r}: STEPS, REBUILD and AGE must be >= 1")
-        if (m, r, a) in out:
+        if (m, r, a, fresh) in out:
             raise ValueError(f"alias variant {item!r} is listed twice")
-        out.append((m, r, a))
+        out.append((m, r, a, fresh))
     if not out:
         raise ValueError("at least one alias variant is needed")
     return out
 
 
-def variant_name(mh_steps: int, rebuild_every: int | str | None, max_age: int | None = None) -> str:
+def variant_name(
+    mh_steps: int,
+    rebuild_every: int | str | None,
+    max_age: int | None = None,
+    fresh_doc: bool = False,
+) -> str:
     """Side name of an alias-MH variant: ``alias`` for the sampler's default 2:W, else
     ``alias_m2_rK`` (the paper's scan; ``alias_m2_rK_a3`` with a maximum table age) or
-    ``alias_m1_word`` (another scan by word) or ``alias_m2_frozen`` (frozen tables)."""
-    if (mh_steps, rebuild_every, max_age) == DEFAULT_VARIANT:
+    ``alias_m1_word`` (another scan by word) or ``alias_m2_frozen`` (frozen tables); a
+    fresh document term appends ``_fd``."""
+    if (mh_steps, rebuild_every, max_age, fresh_doc) == DEFAULT_VARIANT:
         return "alias"
     if rebuild_every == WORD_SCAN:
         return f"alias_m{mh_steps}_word"
     if rebuild_every == FROZEN:
-        return f"alias_m{mh_steps}_frozen"
-    name = f"alias_m{mh_steps}_r{'K' if rebuild_every is None else rebuild_every}"
-    return name if max_age is None else f"{name}_a{max_age}"
+        name = f"alias_m{mh_steps}_frozen"
+    else:
+        name = f"alias_m{mh_steps}_r{'K' if rebuild_every is None else rebuild_every}"
+        name = name if max_age is None else f"{name}_a{max_age}"
+    return f"{name}_fd" if fresh_doc else name
 
 
-def variant_options(mh_steps: int, rebuild_every: int | str | None, max_age: int | None) -> dict:
+def variant_options(
+    mh_steps: int,
+    rebuild_every: int | str | None,
+    max_age: int | None,
+    fresh_doc: bool = False,
+) -> dict:
     """The ``step`` options of an alias-MH variant."""
     if rebuild_every == WORD_SCAN:
-        return {"mh_steps": mh_steps, "rebuild_every": None, "max_table_age": None, "scan": "word"}
-    if rebuild_every == FROZEN:
         return {
-            "mh_steps": mh_steps,
-            "rebuild_every": FROZEN_REBUILD_EVERY,
-            "max_table_age": None,
-            "scan": "document",
-        }
+            "mh_steps": mh_steps, "rebuild_every": None, "max_table_age": None, "scan": "word",
+            "fresh_doc": False,
+        }  # fmt: skip
     return {
         "mh_steps": mh_steps,
-        "rebuild_every": rebuild_every,
+        # "never": bayeswe.samplers.gaussian_lda.NEVER
+        "rebuild_every": "never" if rebuild_every == FROZEN else rebuild_every,
         "max_table_age": max_age,
         "scan": "document",
+        "fresh_doc": bool(fresh_doc),
     }
 
 
@@ -466,9 +487,9 @@ def cell(
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
     blocks = {"type_moves": type_moves} if type_moves else {}
     sides: dict[str, tuple[str, dict[str, Any]]] = {"cgs": ("cgs", dict(blocks))}
-    for m, r, a in variants:
-        options = {**variant_options(m, r, a), **blocks}
-        sides[variant_name(m, r, a)] = ("alias-mh", options)
+    for variant in variants:
+        options = {**variant_options(*variant), **blocks}
+        sides[variant_name(*variant)] = ("alias-mh", options)
     for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
         step(problem, copy.deepcopy(base), method=method, **blocks)
     shared_sweeps, shared_lp = 0, None
@@ -519,10 +540,11 @@ def cell(
                 WORD_SCAN
                 if options["scan"] == "word"
                 else FROZEN
-                if options["rebuild_every"] == FROZEN_REBUILD_EVERY
+                if options["rebuild_every"] == "never"
                 else options["rebuild_every"] or K
             )
             row[name]["max_table_age"] = options["max_table_age"]
+            row[name]["fresh_doc"] = options["fresh_doc"]
     _plateau(row, lp_traces, None)
     if heldout is not None:
         _plateau(row, held_traces, "heldout")
@@ -730,14 +752,15 @@ def run(
             "methods": {
                 "cgs": "cgs",
                 **{
-                    variant_name(m, r, a): {
+                    variant_name(m, r, a, f): {
                         "method": "alias-mh",
                         "mh_steps": m,
                         "rebuild_every": "K" if r is None else r,
                         "max_table_age": a,
                         "scan": "word" if r == WORD_SCAN else "document",
+                        "fresh_doc": f,
                     }
-                    for m, r, a in variants
+                    for m, r, a, f in variants
                 },
             },
         },
@@ -801,11 +824,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument(
         "--variants",
         default="2:W,2:K",
-        help="alias-MH variants STEPS:REBUILD[:AGE], comma-separated (MH steps per token, "
-        "table rebuilt after REBUILD uses, K = the number of topics, or once AGE sweeps "
-        "old; REBUILD W: scan by word, each table built once per sweep before its "
+        help="alias-MH variants STEPS:REBUILD[:AGE][:D], comma-separated (MH steps per "
+        "token, table rebuilt after REBUILD uses, K = the number of topics, or once AGE "
+        "sweeps old; REBUILD W: scan by word, each table built once per sweep before its "
         "word's tokens, exact, the sampler's default; REBUILD F: the paper's scan with "
-        "tables frozen after their first build, exact); default 2:W,2:K",
+        "tables frozen after their first build, exact; a trailing D: the proposal's "
+        "document term from the current topics, fresh_doc=True); default 2:W,2:K",
     )
     parser.add_argument(
         "--type-moves",

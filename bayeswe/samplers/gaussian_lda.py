@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import arviz as az
 import numpy as np
@@ -73,6 +73,8 @@ CHECKPOINT_VERSION = 3  # 2: alias-mh state holds stale_t; 3: meta names the sam
 METHODS = ("cgs", "alias-mh")
 DENSITIES = ("precision", "solve")
 SCANS = ("document", "word")
+#: ``rebuild_every`` of the paper's scan that freezes each table after its first build.
+NEVER = "never"
 
 
 # --------------------------------------------------------------------------- problem
@@ -339,7 +341,7 @@ def step(
     *,
     method: str = "cgs",
     mh_steps: int = 2,
-    rebuild_every: int | None = None,
+    rebuild_every: int | Literal["never"] | None = None,
     max_table_age: int | None = None,
     fresh_doc: bool = False,
     density: str = "precision",
@@ -415,7 +417,12 @@ def step(
             )
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
-        every = K if rebuild_every is None else int(rebuild_every)
+        if rebuild_every == NEVER and max_table_age is not None:
+            raise ValueError(
+                "rebuild_every='never' freezes every table after its first build; "
+                "max_table_age would rebuild them: pass one or the other"
+            )
+        every = _rebuild_uses(rebuild_every, K)
         if scan == "word":
             # each table is built at its word's first token of the sweep and serves the
             # word's tokens in a row, never a later sweep (sweep_alias: exact)
@@ -517,6 +524,16 @@ def _density_cache(K: int) -> np.ndarray:
     return tcache
 
 
+def _rebuild_uses(rebuild_every: int | str | None, K: int) -> int:
+    """The kernel's uses between rebuilds: K by default, never reached for ``"never"``."""
+    if rebuild_every is None:
+        return K
+    if rebuild_every == NEVER:
+        # a use count starts at 0 after a build and grows by one per use: never this
+        return int(np.iinfo(np.int64).max)
+    return int(rebuild_every)
+
+
 def _precision_cache(state: GLDAState) -> tuple[np.ndarray, ...]:
     """``P, Pp, Pmu, muPmu, moves, W, xx`` of :func:`kern.sweep_cgs_precision`, from the factors."""
     K, D = state.mu.shape
@@ -587,10 +604,12 @@ class GLDAGibbsArgs:
         this many uses (default K,
         Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth). Tables
         built from past states make the chain slightly adaptive (see
-        :func:`bayeswe.kernels.glda.sweep_alias`); a huge value freezes the tables after
-        their first build, which is exact but lowers acceptance as topics move (its
-        mixing per CPU-second against ``cgs`` is measured on the Gaussian LDA docs page,
-        ``bayeswe bench gaussian-lda-mixing --variants 2:F``).
+        :func:`bayeswe.kernels.glda.sweep_alias`). ``"never"`` freezes each table after
+        its first build (at the word's first use in the run): every later MH step then
+        has a fixed proposal and the chain is exactly invariant, but acceptance falls as
+        the topics move away from those of the start (its mixing per CPU-second against
+        ``cgs`` is measured on the Gaussian LDA docs page, ``bayeswe bench
+        gaussian-lda-mixing --variants 2:F``). Not with ``max_table_age``.
     max_table_age
         ``alias-mh`` with ``scan="document"``: a word's table is also rebuilt at its
         first use once it is this many sweeps old (default None: by uses only). With
@@ -669,7 +688,7 @@ class GLDAGibbsArgs:
     burn_in: int | None = None
     thin: int | None = None
     mh_steps: int | None = None
-    rebuild_every: int | None = None
+    rebuild_every: int | Literal["never"] | None = None
     max_table_age: int | None = None
     fresh_doc: bool | None = None
     density: str | None = None
@@ -710,13 +729,19 @@ class GLDAGibbsArgs:
             ("burn_in", 0),
             ("thin", 1),
             ("mh_steps", 1),
-            ("rebuild_every", 1),
             ("max_table_age", 1),
             ("type_moves", 0),
             ("threads", 1),
             ("checkpoint_every", 1),
         ):
             check_int(name, getattr(self, name), minimum=minimum)
+        if self.rebuild_every != NEVER:
+            check_int("rebuild_every", self.rebuild_every, minimum=1)
+        elif self.max_table_age is not None:
+            raise ValueError(
+                "rebuild_every='never' freezes every table after its first build; "
+                "max_table_age would rebuild them: pass one or the other"
+            )
         check_bool("fresh_doc", self.fresh_doc)
         check_choice("init", self.init, ("kmeans", "random"))
         check_choice("density", self.density, DENSITIES)
@@ -738,6 +763,8 @@ class GLDAGibbsArgs:
                 if self.scan in (None, "word")
                 else K
                 if self.rebuild_every is None
+                else NEVER
+                if self.rebuild_every == NEVER
                 else int(self.rebuild_every)
             ),
             # None (no age limit) is also what a checkpoint written before the option

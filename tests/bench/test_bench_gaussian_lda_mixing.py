@@ -154,10 +154,10 @@ def test_budgets_dimensions_and_a_shared_start_can_be_set(run_bench) -> None:
 
 def test_alias_variants_each_get_their_ratios(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--variants",
-                    "2:K,4:3,2:K:2,2:W,1:W,2:F", "--no-heldout")  # fmt: skip
+                    "2:K,4:3,2:K:2,2:W,1:W,2:F,2:F:D", "--no-heldout")  # fmt: skip
     assert out["settings"]["methods"]["alias_m4_r3"] == {
         "method": "alias-mh", "mh_steps": 4, "rebuild_every": 3, "max_table_age": None,
-        "scan": "document",
+        "scan": "document", "fresh_doc": False,
     }  # fmt: skip
     assert out["settings"]["methods"]["alias"]["scan"] == "word"  # the sampler's default
     assert out["settings"]["methods"]["alias_m1_word"]["mh_steps"] == 1
@@ -173,9 +173,12 @@ def test_alias_variants_each_get_their_ratios(run_bench) -> None:
     assert row["alias"]["rebuild_every"] == "word"
     assert out["settings"]["methods"]["alias_m2_frozen"] == {
         "method": "alias-mh", "mh_steps": 2, "rebuild_every": "frozen", "max_table_age": None,
-        "scan": "document",
+        "scan": "document", "fresh_doc": False,
     }  # fmt: skip
+    assert out["settings"]["methods"]["alias_m2_frozen_fd"]["fresh_doc"] is True
     assert row["alias_m2_frozen"]["rebuild_every"] == "frozen"
+    assert row["alias_m2_frozen_fd"]["rebuild_every"] == "frozen"
+    assert row["alias_m2_frozen_fd"]["fresh_doc"] and not row["alias_m2_frozen"]["fresh_doc"]
     assert row["alias_m2_frozen"]["scan"] == "document"
     assert summary["alias_m2_frozen_sweep_speed_ratio_k10"] == pytest.approx(
         row["alias_m2_frozen"]["sweeps"] / row["cgs"]["sweeps"]
@@ -198,19 +201,25 @@ def test_alias_variants_each_get_their_ratios(run_bench) -> None:
 def test_variant_parsing() -> None:
     from bayeswe.bench.gaussian_lda_mixing import parse_variants, variant_name, variant_options
 
-    assert parse_variants("2:K, 8:k,1:50,3,2:K:3,4:w,2:f") == [
-        (2, None, None), (8, None, None), (1, 50, None), (3, None, None), (2, None, 3),
-        (4, "word", None), (2, "frozen", None),
+    assert parse_variants("2:K, 8:k,1:50,3,2:K:3,4:w,2:f,2:F:d,2:K:3:D") == [
+        (2, None, None, False), (8, None, None, False), (1, 50, None, False),
+        (3, None, None, False), (2, None, 3, False), (4, "word", None, False),
+        (2, "frozen", None, False), (2, "frozen", None, True), (2, None, 3, True),
     ]  # fmt: skip
-    assert [variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3,2:W,1:W,4:F")] == [
+    assert [
+        variant_name(*v) for v in parse_variants("2:K,8:K,2:50,2:K:3,2:W,1:W,4:F,2:F:D,2:K:3:D")
+    ] == [
         "alias_m2_rK", "alias_m8_rK", "alias_m2_r50", "alias_m2_rK_a3", "alias", "alias_m1_word",
-        "alias_m4_frozen",
+        "alias_m4_frozen", "alias_m2_frozen_fd", "alias_m2_rK_a3_fd",
     ]  # fmt: skip
     assert variant_options(2, "frozen", None) == {
-        "mh_steps": 2, "rebuild_every": 2**62, "max_table_age": None, "scan": "document",
+        "mh_steps": 2, "rebuild_every": "never", "max_table_age": None, "scan": "document",
+        "fresh_doc": False,
     }  # fmt: skip
+    assert variant_options(2, None, None, True)["fresh_doc"] is True
     for bad in ("0:K", "2:0", "x:K", "2:", "2:K,2:K", "", "2:K:0", "2:K:3:1", "2:K:x", "2:W:3",
-                "0:W", "2:F:3", "2:F,2:f"):  # fmt: skip
+                "0:W", "2:F:3", "2:F,2:f", "2:W:D", "2:F:D,2:f:d", "2:K:3:1:D",
+                "2:K:D:D"):  # fmt: skip
         with pytest.raises(ValueError, match="alias variant|at least one"):
             parse_variants(bad)
 

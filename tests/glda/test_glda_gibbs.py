@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
@@ -128,6 +130,12 @@ def test_bad_options(tiny) -> None:
     # the default scan is by word: the corpus-order options must name their scan
     with pytest.raises(ValueError, match="max_table_age apply to scan='document' only"):
         bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, max_table_age=2)
+    with pytest.raises(ValueError, match="rebuild_every must be"):
+        bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, scan="document",
+                    rebuild_every="sometimes")  # fmt: skip
+    with pytest.raises(ValueError, match="rebuild_every='never' freezes.*max_table_age"):
+        bayeswe.fit("gaussian_lda", tiny, method="alias-mh", seed=1, scan="document",
+                    rebuild_every="never", max_table_age=2)  # fmt: skip
     with pytest.raises(ValueError, match="chains must be a positive integer"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, chains=0)
     with pytest.raises(ValueError, match="take a bayeswe.glda.GaussianLDAData"):
@@ -155,6 +163,30 @@ def test_max_table_age_rebuilds_every_table_once_per_age(synthetic, age: int) ->
     state = init_state(problem, seed=4, method="alias-mh")
     kw["max_table_age"] = None
     assert [step(problem, state, **kw).rebuilds for _ in range(4)] == [n_types, 0, 0, 0]
+
+
+def test_never_rebuilt_tables_are_built_once_and_draw_like_a_huge_rebuild_every(
+    synthetic,
+) -> None:
+    """rebuild_every='never': each table is built at its word's first use and never
+    again, the same draws as a use count no word reaches, in step and in fit."""
+    from bayeswe.samplers.gaussian_lda import init_state, step
+
+    problem = GLDAProblem.from_data(synthetic[0])
+    n_types = np.unique(problem.tok_word).size
+    frozen, huge = (init_state(problem, seed=5, method="alias-mh") for _ in range(2))
+    kw = {"method": "alias-mh", "scan": "document"}
+    rebuilds = [step(problem, frozen, rebuild_every="never", **kw).rebuilds for _ in range(5)]
+    assert rebuilds == [n_types, 0, 0, 0, 0]
+    for _ in range(5):
+        step(problem, huge, rebuild_every=10**9, **kw)
+    np.testing.assert_array_equal(frozen.z, huge.z)
+    with pytest.raises(ValueError, match="max_table_age would rebuild them"):
+        step(problem, frozen, rebuild_every="never", max_table_age=3, **kw)
+    fit = bayeswe.fit("gaussian_lda", synthetic[0], method="alias-mh", seed=2, chains=1,
+                      sweeps=3, burn_in=2, scan="document", rebuild_every="never")  # fmt: skip
+    assert fit.posterior.attrs["rebuild_every"] == "never"
+    assert json.loads(fit.posterior.attrs["alias_rebuilds"]) == [n_types]
 
 
 def test_word_scan_builds_each_table_once_per_sweep_before_its_tokens(synthetic) -> None:
