@@ -531,6 +531,8 @@ def _rebuild_uses(rebuild_every: int | str | None, K: int) -> int:
     if rebuild_every == NEVER:
         # a use count starts at 0 after a build and grows by one per use: never this
         return int(np.iinfo(np.int64).max)
+    if isinstance(rebuild_every, str) or int(rebuild_every) < 1:
+        raise ValueError(f"rebuild_every must be an integer >= 1 or 'never', got {rebuild_every!r}")
     return int(rebuild_every)
 
 

@@ -183,6 +183,9 @@ def test_never_rebuilt_tables_are_built_once_and_draw_like_a_huge_rebuild_every(
     np.testing.assert_array_equal(frozen.z, huge.z)
     with pytest.raises(ValueError, match="max_table_age would rebuild them"):
         step(problem, frozen, rebuild_every="never", max_table_age=3, **kw)
+    for bad in ("always", 0):
+        with pytest.raises(ValueError, match="rebuild_every must be an integer >= 1 or 'never'"):
+            step(problem, frozen, rebuild_every=bad, **kw)
     fit = bayeswe.fit("gaussian_lda", synthetic[0], method="alias-mh", seed=2, chains=1,
                       sweeps=3, burn_in=2, scan="document", rebuild_every="never")  # fmt: skip
     assert fit.posterior.attrs["rebuild_every"] == "never"
