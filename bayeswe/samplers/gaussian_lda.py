@@ -417,11 +417,7 @@ def step(
             )
         stats = np.zeros(3, dtype=np.int64)
         z_before = state.z.copy()
-        if rebuild_every == NEVER and max_table_age is not None:
-            raise ValueError(
-                "rebuild_every='never' freezes every table after its first build; "
-                "max_table_age would rebuild them: pass one or the other"
-            )
+        _check_rebuild_every(rebuild_every, max_table_age)
         every = _rebuild_uses(rebuild_every, K)
         if scan == "word":
             # each table is built at its word's first token of the sweep and serves the
@@ -524,15 +520,33 @@ def _density_cache(K: int) -> np.ndarray:
     return tcache
 
 
+def _check_rebuild_every(rebuild_every: Any, max_table_age: int | None) -> None:
+    """``ValueError`` unless ``rebuild_every`` is None, an integer >= 1 or ``"never"``
+    (and ``"never"`` comes without ``max_table_age``): one check for ``step`` and
+    :meth:`GLDAGibbsArgs.validate`."""
+    if rebuild_every == NEVER:
+        if max_table_age is not None:
+            raise ValueError(
+                "rebuild_every='never' freezes every table after its first build; "
+                "max_table_age would rebuild them: pass one or the other"
+            )
+        return
+    if rebuild_every is not None and (
+        isinstance(rebuild_every, bool)
+        or not isinstance(rebuild_every, (int, np.integer))
+        or rebuild_every < 1
+    ):
+        raise ValueError(f"rebuild_every must be an integer >= 1 or 'never', got {rebuild_every!r}")
+
+
 def _rebuild_uses(rebuild_every: int | str | None, K: int) -> int:
-    """The kernel's uses between rebuilds: K by default, never reached for ``"never"``."""
+    """The kernel's uses between rebuilds (checked by :func:`_check_rebuild_every`): K by
+    default, never reached for ``"never"``."""
     if rebuild_every is None:
         return K
     if rebuild_every == NEVER:
         # a use count starts at 0 after a build and grows by one per use: never this
         return int(np.iinfo(np.int64).max)
-    if isinstance(rebuild_every, str) or int(rebuild_every) < 1:
-        raise ValueError(f"rebuild_every must be an integer >= 1 or 'never', got {rebuild_every!r}")
     return int(rebuild_every)
 
 
@@ -737,13 +751,7 @@ class GLDAGibbsArgs:
             ("checkpoint_every", 1),
         ):
             check_int(name, getattr(self, name), minimum=minimum)
-        if self.rebuild_every != NEVER:
-            check_int("rebuild_every", self.rebuild_every, minimum=1)
-        elif self.max_table_age is not None:
-            raise ValueError(
-                "rebuild_every='never' freezes every table after its first build; "
-                "max_table_age would rebuild them: pass one or the other"
-            )
+        _check_rebuild_every(self.rebuild_every, self.max_table_age)
         check_bool("fresh_doc", self.fresh_doc)
         check_choice("init", self.init, ("kmeans", "random"))
         check_choice("density", self.density, DENSITIES)
