@@ -321,6 +321,14 @@ def sweep_alias(
         w_mark[k] = -1.0
         log_alpha[k] = math.log(alpha[k])
     fill_topic_lists(n_dk, doc_top, doc_pos, doc_len)
+    # log(n) for the counts of the fresh document term (n <= the longest document)
+    longest = 0
+    if fresh_doc:
+        for dd in range(n_dk.shape[0]):
+            longest = max(longest, n_dk[dd].sum())
+    log_count = np.empty(longest + 1)
+    for n in range(longest + 1):
+        log_count[n] = math.log(n) if n > 0 else -math.inf
     if word_lists and fill_word_lists:
         fill_topic_lists(n_wk, word_top, word_pos, word_len)
     # broken = -1: the general code below with a correct MH step (tests compare it with
@@ -465,17 +473,11 @@ def sweep_alias(
             for j in range(doc_len[d]):
                 k = doc_top[d, j]
                 if copy_mark[k] != i:
-                    if stamp[k] != i:
-                        fresh_lt[k] = _token_log_t(k, s, w, x, precision, Pp, Pmu, muPmu, xx, mu,
-                                                   R, invd, kappa_k, nu_k, logdet, tconst,
-                                                   tscale, texp, y, tcache)  # fmt: skip
-                        stamp[k] = i
-                    v = math.log(n_dk[d, k]) + fresh_lt[k] - logq
                     doc_topics[nd] = k
-                    doc_w[nd] = v
                     nd += 1
-                    if v > m_ref:
-                        m_ref = v
+            m_ref = _doc_log_weights(nd, doc_topics, d, i, x, n_dk, precision, Pp, Pmu, muPmu,
+                                     xx, mu, R, invd, tconst, tscale, texp, y, stamp,
+                                     fresh_lt, doc_w, log_count, logq, m_ref)  # fmt: skip
         scale = math.exp(-m_ref)
         p_copy = 0.0
         for j in range(nc):
@@ -870,6 +872,56 @@ def _fresh_log_t(
     else:
         q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
     return tconst[k] - texp[k] * math.log1p(q * tscale[k])
+
+
+@njit(cache=True, inline="always")
+def _doc_log_weights(
+    nd: int,
+    doc_topics: np.ndarray,
+    d: int,
+    i: int,
+    x: np.ndarray,
+    n_dk: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    tconst: np.ndarray,
+    tscale: np.ndarray,
+    texp: np.ndarray,
+    y: np.ndarray,
+    stamp: np.ndarray,
+    fresh_lt: np.ndarray,
+    doc_w: np.ndarray,
+    log_count: np.ndarray,
+    logq: float,
+    m_ref: float,
+) -> float:
+    # The fresh document term of token i: doc_w[j] = log(n_dk t(x | k)) - logq for the
+    # topics k = doc_topics[:nd] (outside C), and the largest of them and m_ref. Each
+    # density is computed here directly, not through _token_log_t's per-topic cache: in
+    # corpus order the word changes at almost every token, so that cache seldom holds
+    # one, and its bookkeeping cost more than the density. The token's own topic s has
+    # its density without the token stamped already (stamp[s] == i), as _token_log_t
+    # gives it; every other topic's is the same function as there.
+    for j in range(nd):
+        k = doc_topics[j]
+        if stamp[k] != i:
+            if precision:
+                q = _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
+            else:
+                q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+            fresh_lt[k] = tconst[k] - texp[k] * math.log1p(q * tscale[k])
+            stamp[k] = i
+        v = log_count[n_dk[d, k]] + fresh_lt[k] - logq
+        doc_w[j] = v
+        if v > m_ref:
+            m_ref = v
+    return m_ref
 
 
 @njit(cache=True, inline="always")
