@@ -905,7 +905,8 @@ def _doc_log_weights(
     # topics k = doc_topics[:nd] (outside C), and the largest of them and m_ref. Each
     # density is computed here directly, not through _token_log_t's per-topic cache: in
     # corpus order the word changes at almost every token, so that cache seldom holds
-    # one, and its bookkeeping cost more than the density. The token's own topic s has
+    # one. Skipping it and taking log counts from a table (measured together) made these
+    # sweeps about a third cheaper at K = 100 in 10 dimensions. The token's own topic s has
     # its density without the token stamped already (stamp[s] == i), as _token_log_t
     # gives it; every other topic's is the same function as there.
     for j in range(nd):
