@@ -908,15 +908,12 @@ def _doc_log_weights(
     # one. Skipping it and taking log counts from a table (measured together) made these
     # sweeps about a third cheaper at K = 100 in 10 dimensions. The token's own topic s has
     # its density without the token stamped already (stamp[s] == i), as _token_log_t
-    # gives it; every other topic's is the same function as there.
+    # gives it; every other topic's is _fresh_log_t, as there.
     for j in range(nd):
         k = doc_topics[j]
         if stamp[k] != i:
-            if precision:
-                q = _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
-            else:
-                q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
-            fresh_lt[k] = tconst[k] - texp[k] * math.log1p(q * tscale[k])
+            fresh_lt[k] = _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
+                                       tconst, tscale, texp, y)  # fmt: skip
             stamp[k] = i
         v = log_count[n_dk[d, k]] + fresh_lt[k] - logq
         doc_w[j] = v
