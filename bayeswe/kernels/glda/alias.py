@@ -704,9 +704,7 @@ def _block_move_word(
                 # m copies at once: the cache is recomputed from the factor (O(D^3))
                 moves[t] = 0
                 precision_from_factor(t, R, mu, P, Pp, Pmu, muPmu, W)
-                Qall[t] = _one_topic_quad(t, x, Pp, Pmu, muPmu, xx)
-            else:
-                Qall[t] = _forward_sqnorm(R[t], invd[t], x, mu[t], y)
+            Qall[t] = _topic_quad(t, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, y)
         stats[1] += 1
         stats[2] += m
     for b in range(n_docs):
@@ -777,6 +775,27 @@ def _finish_token(
 
 
 @njit(cache=True, inline="always")
+def _topic_quad(
+    k: int,
+    x: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    y: np.ndarray,
+) -> float:
+    # x's Mahalanobis distance to topic k: from the precision cache (xx must hold x's
+    # outer product) or by forward substitution with the Cholesky factor
+    if precision:
+        return _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
+    return _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+
+
+@njit(cache=True, inline="always")
 def _fresh_log_t_without(
     s: int,
     x: np.ndarray,
@@ -794,10 +813,7 @@ def _fresh_log_t_without(
     y: np.ndarray,
 ) -> float:
     # eq. (1) under topic s without the token x that it holds; xx as in _fresh_log_t
-    if precision:
-        q = _one_topic_quad(s, x, Pp, Pmu, muPmu, xx)
-    else:
-        q = _forward_sqnorm(R[s], invd[s], x, mu[s], y)
+    q = _topic_quad(s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, y)
     return _log_t_without(s, q, x.shape[0], kappa_k, nu_k, logdet)
 
 
@@ -867,10 +883,7 @@ def _fresh_log_t(
     y: np.ndarray,
 ) -> float:
     # eq. (1) under topic k with the current parameters; xx must hold x's outer product
-    if precision:
-        q = _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
-    else:
-        q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+    q = _topic_quad(k, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, y)
     return tconst[k] - texp[k] * math.log1p(q * tscale[k])
 
 
