@@ -381,11 +381,7 @@ def sweep_alias(
             stamp[s] = i
         if rebuild:
             if q_word != w:  # else the block move left them, current
-                if precision:
-                    all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
-                else:
-                    for k in range(K):
-                        Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+                _all_topic_quads(x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, y, Qall)
             q_word = -1
             for k in range(K):
                 word_in_topic[k] = n_wk[w, k]
@@ -662,13 +658,8 @@ def _block_move_word(
     # One block move of word w (tokens order[lo:hi], none yet visited in this sweep),
     # as in blocks.sweep_type_blocks; leaves Qall = v_w's distances to every topic after
     # it, for the word's table. xx must hold v_w's outer product (precision only).
-    K = alpha.shape[0]
     D = x.shape[0]
-    if precision:
-        all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
-    else:
-        for k in range(K):
-            Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+    _all_topic_quads(x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, y, Qall)
     n_w = hi - lo
     if n_w < 2:
         return
@@ -793,6 +784,28 @@ def _topic_quad(
     if precision:
         return _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
     return _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+
+
+@njit(cache=True, inline="always")
+def _all_topic_quads(
+    x: np.ndarray,
+    precision: bool,
+    Pp: np.ndarray,
+    Pmu: np.ndarray,
+    muPmu: np.ndarray,
+    xx: np.ndarray,
+    mu: np.ndarray,
+    R: np.ndarray,
+    invd: np.ndarray,
+    y: np.ndarray,
+    Qall: np.ndarray,
+) -> None:
+    # _topic_quad for every topic into Qall; the precision form also fills xx
+    if precision:
+        all_topics_quad(x, Pp, Pmu, muPmu, xx, Qall)
+    else:
+        for k in range(Qall.shape[0]):
+            Qall[k] = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
 
 
 @njit(cache=True, inline="always")
