@@ -95,7 +95,11 @@ minus cgs's, in standard deviations of cgs's window; negative: below cgs);
 ``plateau_time_ratio_cgs_over_alias_k{K}`` and ``heldout_plateau_time_ratio_..._k{K}``
 (above 1: alias-MH reaches cgs's plateau sooner); ``sweep_speed_ratio_k{K}`` (alias
 sweeps per cgs sweep in the same CPU time, the secondary per-sweep key);
-``rhat_max_k{K}``, ``rhat_max_heldout_k{K}``; ``corpus``; ``type_moves``. Each other setting has the
+``rhat_max_k{K}``, ``rhat_max_heldout_k{K}``; ``tau_growth_{side}_k{K}`` (the batch-means
+autocorrelation time of the log joint over the whole window over that of its first half,
+:func:`batch_means_tau`: near 1 where the window resolves the autocorrelation, towards 2
+where a slow mode outlasts it, and then a side that fits more sweeps into the window has
+its ESS estimated lower); ``corpus``; ``type_moves``. Each other setting has the
 same ratio keys prefixed by its side name (``alias_m8_rK_ess_per_cpu_s_ratio_vs_cgs_k{K}``,
 ``alias_m8_rK_plateau_time_ratio_cgs_over_alias_k{K}``, ``alias_m8_rK_sweep_speed_ratio_k{K}``).
 """
@@ -118,6 +122,7 @@ __all__ = [
     "Variant",
     "FROZEN",
     "WORD_SCAN",
+    "batch_means_tau",
     "build_parser",
     "cell",
     "main",
@@ -153,6 +158,8 @@ MIN_COUNT = 2
 #: Vocabulary size of the synthetic corpus (``--synthetic-words``): with 100 tokens per
 #: document, ``docs * 100 / SYNTHETIC_WORDS`` tokens per word type on average.
 SYNTHETIC_WORDS = 3000
+#: Batches of :func:`batch_means_tau`.
+TAU_BATCHES = 20
 #: A window whose split-R-hat is below this counts as at a plateau.
 RHAT_PLATEAU = 1.1
 #: An ESS ratio also needs the two windows at one level: their means at most this many
@@ -243,8 +250,12 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
         out.update(window_start_cpu_s=start, window_mean=float(lp.mean()), window_sd=0.0)
         return out
     ess = float(az.ess(lp[None, :], method="bulk"))
+    half = lp[: len(lp) // 2]
     out.update(
         ess=ess,
+        ess_first_half=float(az.ess(half[None, :], method="bulk")),
+        tau_batch_means=batch_means_tau(lp),
+        tau_batch_means_first_half=batch_means_tau(half),
         window_cpu_s=cpu,
         window_start_cpu_s=start,
         ess_per_cpu_s=ess / cpu,
@@ -254,6 +265,22 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
         window_sd=float(lp.std(ddof=1)),
     )
     return out
+
+
+def batch_means_tau(trace: np.ndarray, batches: int = TAU_BATCHES) -> float | None:
+    """Integrated autocorrelation time of ``trace`` in sweeps by batch means: ``b``
+    times the variance of the means of ``batches`` consecutive batches of ``b`` sweeps
+    over the trace's variance (``None`` below two sweeps per batch or for a constant
+    trace). With batches much longer than the autocorrelation it estimates ``tau``
+    (``ESS = n / tau``); a slow mode longer than a batch makes it grow with the window.
+    """
+    x = np.asarray(trace, dtype=float)
+    b = x.size // batches
+    var = float(x.var(ddof=1)) if x.size > 1 else 0.0
+    if b < 2 or var <= 0.0:
+        return None
+    means = x[: b * batches].reshape(batches, b).mean(axis=1)
+    return float(b * means.var(ddof=1) / var)
 
 
 Variant = tuple[int, int | str | None, int | None, bool]
@@ -650,6 +677,15 @@ def _summary_for_k(
         summary[f"moved_per_sweep_{side}_{tag}"] = _spread(
             [r[side]["moved_per_sweep"] for r in mine]
         )[0]
+        # whole window's batch-means tau over its first half's: about 1 where the window
+        # resolves the trace's autocorrelation, towards 2 where a slow mode outlasts it
+        growth = [
+            r[side]["tau_batch_means"] / r[side]["tau_batch_means_first_half"]
+            if r[side].get("tau_batch_means") and r[side].get("tau_batch_means_first_half")
+            else None
+            for r in mine
+        ]
+        summary[f"tau_growth_{side}_{tag}"] = _spread(growth)[0]
         lp_rates = [r[side]["ess_per_cpu_s"] for r in mine]
         summary[f"ess_per_cpu_s_{side}_{tag}"] = _spread(lp_rates)[0]
         summary[f"heldout_ess_per_cpu_s_{side}_{tag}"] = _spread(

@@ -38,6 +38,8 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"moved_per_sweep_cgs_k{K}",
             f"moved_per_sweep_alias_k{K}",
             f"level_gap_sd_k{K}",
+            f"tau_growth_cgs_k{K}",
+            f"tau_growth_alias_k{K}",
         }
         for trace in ("", "heldout_"):
             base = f"alias_{trace}ess_per_cpu_s_ratio_vs_cgs_k{K}"
@@ -105,6 +107,21 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
                 total = r["burn_in_cpu_s"] + r["window_cpu_s"]
                 assert 0 < s["window_cpu_s"] <= total - s["window_start_cpu_s"]
                 assert 1 <= s["ess"] and s["window_sweeps"] >= 8
+                # the window's first half, the whole window's batch-means tau and its half's
+                assert s["ess_first_half"] > 0
+                for key in ("tau_batch_means", "tau_batch_means_first_half"):
+                    assert s[key] is None or s[key] > 0
+        for side in ("cgs", "alias"):
+            growth = [
+                r[side]["tau_batch_means"] / r[side]["tau_batch_means_first_half"]
+                for r in mine
+                if r[side]["tau_batch_means"] and r[side]["tau_batch_means_first_half"]
+            ]
+            expected = float(np.median(growth)) if growth else None
+            assert summary[f"tau_growth_{side}_k{K}"] == (
+                pytest.approx(expected) if growth else None
+            )
+        for r in mine:
             gap = (r["alias"]["window_mean"] - r["cgs"]["window_mean"]) / r["cgs"]["window_sd"]
             assert r["level_gap_sd"] == pytest.approx(gap)
             assert r["shared_start_sweeps"] == 0 and r["shared_start_lp"] is None
@@ -355,3 +372,42 @@ def test_a_shared_start_can_come_from_alias_mh(run_bench) -> None:
         from bayeswe.bench.gaussian_lda_mixing import main
 
         main(["--quick", "--shared-start", "1", "--shared-start-method", "naive"])
+
+
+def test_batch_means_tau_is_exact_on_blocks_and_none_when_undefined() -> None:
+    from bayeswe.bench.gaussian_lda_mixing import batch_means_tau
+
+    # 4 batches of 3 equal values: the batch means are the values, so tau is
+    # 3 * var(values) / var(trace), the trace's variance with ddof=1 over 12 points
+    values = np.array([1.0, -2.0, 4.0, 0.5])
+    trace = np.repeat(values, 3)
+    assert batch_means_tau(trace, batches=4) == pytest.approx(
+        3 * values.var(ddof=1) / trace.var(ddof=1)
+    )
+    # a tail shorter than a batch is left out of the means but not of the variance
+    longer = np.append(trace, 7.0)
+    assert batch_means_tau(longer, batches=4) == pytest.approx(
+        3 * values.var(ddof=1) / longer.var(ddof=1)
+    )
+    assert batch_means_tau(np.ones(100)) is None
+    assert batch_means_tau(np.arange(30.0), batches=20) is None  # one sweep per batch
+
+
+def test_batch_means_tau_recovers_an_ar1_autocorrelation_time() -> None:
+    from bayeswe.bench.gaussian_lda_mixing import batch_means_tau
+
+    # AR(1) with phi = 0.8: tau = (1 + phi) / (1 - phi) = 9. With 20 batches of 10,000
+    # (>> tau) the estimate is tau * chi2_19 / 19 up to O(tau / b): within [0.39, 2.0]
+    # of tau with probability 0.999; fixed seed
+    rng = np.random.default_rng(20261130)
+    phi, n = 0.8, 200_000
+    eps = rng.normal(size=n)
+    x = np.empty(n)
+    x[0] = eps[0] / math.sqrt(1 - phi**2)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + eps[i]
+    tau = batch_means_tau(x)
+    assert 0.39 * 9 < tau < 2.0 * 9
+    # a slow mode (a level that changes every 50,000 sweeps) makes it grow with the window
+    slow = x + np.repeat(rng.normal(scale=3.0, size=n // 50_000), 50_000)
+    assert batch_means_tau(slow) > 2.0 * 9
