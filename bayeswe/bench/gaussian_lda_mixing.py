@@ -99,7 +99,11 @@ sweeps per cgs sweep in the same CPU time, the secondary per-sweep key);
 autocorrelation time of the log joint over the whole window over that of its first half,
 :func:`batch_means_tau`: near 1 where the window resolves the autocorrelation, towards 2
 where a slow mode outlasts it, and then a side that fits more sweeps into the window has
-its ESS estimated lower); ``corpus``; ``type_moves``. Each other setting has the
+its ESS estimated lower); ``alias_ess_per_cpu_s_ratio_vs_cgs_equal_sweeps_k{K}`` (``_min``,
+``_max``; ungated): the log-joint ratio with alias-MH's ESS per sweep taken from the first
+as many sweeps of its window as cgs's window holds, times its sweeps per CPU-second, so
+that both ESS estimates are cut short by the same number of sweeps; ``corpus``;
+``type_moves``. Each other setting has the
 same ratio keys prefixed by its side name (``alias_m8_rK_ess_per_cpu_s_ratio_vs_cgs_k{K}``,
 ``alias_m8_rK_plateau_time_ratio_cgs_over_alias_k{K}``, ``alias_m8_rK_sweep_speed_ratio_k{K}``).
 """
@@ -591,6 +595,9 @@ def cell(
                 t_cgs / t_alias if t_cgs is not None and t_alias else None
             )
         row[f"{prefix}sweep_speed_ratio"] = row[name]["sweeps"] / max(row["cgs"]["sweeps"], 1)
+        row[f"{prefix or 'alias_'}ess_per_cpu_s_ratio_vs_cgs_equal_sweeps"] = _equal_sweeps_ratio(
+            row["cgs"], row[name], lp_traces[name], burn
+        )
         # where the side's window sits against cgs's, in sds of cgs's window
         mine, ref = row[name], row["cgs"]
         row[f"{prefix}level_gap_sd"] = (
@@ -599,6 +606,27 @@ def cell(
             else None
         )
     return row
+
+
+def _equal_sweeps_ratio(
+    cgs: dict[str, Any], other: dict[str, Any], trace: list[tuple[float, float]], burn: float
+) -> float | None:
+    """The log joint's ESS per CPU-second over cgs's, with the other side's ESS per sweep
+    estimated from the first as many sweeps of its window as cgs's window holds, times
+    its sweeps per CPU-second in the window. A window that does not resolve a slow mode
+    gives an ESS per sweep that falls as the window holds more sweeps; estimated over
+    equal sweep counts, both sides' estimates are cut short alike. ``None`` unless both
+    windows have an ESS and the other side's holds at least cgs's number of sweeps."""
+    import arviz as az
+
+    n = cgs.get("window_sweeps", 0)
+    if not cgs.get("ess_per_cpu_s") or other.get("ess") is None or other["window_sweeps"] < n:
+        return None
+    lp = np.array([v for t, v in trace if t > burn][:n])
+    if np.ptp(lp) <= 0.0:
+        return None
+    per_sweep = float(az.ess(lp[None, :], method="bulk")) / n
+    return per_sweep * other["window_sweeps"] / other["window_cpu_s"] / cgs["ess_per_cpu_s"]
 
 
 def _at_plateau(cgs: dict[str, Any], other: dict[str, Any]) -> bool:
@@ -667,6 +695,10 @@ def _summary_for_k(
             summary[f"{lead}{key}plateau_time_ratio_cgs_over_alias_{tag}"] = _spread(
                 [r.get(f"{lead}{key}plateau_time_ratio_cgs_over_alias") for r in mine]
             )[0]
+        base = f"{prefix}ess_per_cpu_s_ratio_vs_cgs_equal_sweeps_{tag}"
+        summary[base], summary[f"{base}_min"], summary[f"{base}_max"] = _spread(
+            [r.get(f"{prefix}ess_per_cpu_s_ratio_vs_cgs_equal_sweeps") for r in mine]
+        )
         summary[f"{lead}sweep_speed_ratio_{tag}"] = _spread(
             [r.get(f"{lead}sweep_speed_ratio") for r in mine]
         )[0]

@@ -40,6 +40,9 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
             f"level_gap_sd_k{K}",
             f"tau_growth_cgs_k{K}",
             f"tau_growth_alias_k{K}",
+            f"alias_ess_per_cpu_s_ratio_vs_cgs_equal_sweeps_k{K}",
+            f"alias_ess_per_cpu_s_ratio_vs_cgs_equal_sweeps_k{K}_min",
+            f"alias_ess_per_cpu_s_ratio_vs_cgs_equal_sweeps_k{K}_max",
         }
         for trace in ("", "heldout_"):
             base = f"alias_{trace}ess_per_cpu_s_ratio_vs_cgs_k{K}"
@@ -118,6 +121,12 @@ def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
                 if r[side]["tau_batch_means"] and r[side]["tau_batch_means_first_half"]
             ]
             expected = float(np.median(growth)) if growth else None
+            equal = [r["alias_ess_per_cpu_s_ratio_vs_cgs_equal_sweeps"] for r in mine]
+            assert all(v is None or v > 0 for v in equal)
+            counted = [v for v in equal if v is not None]
+            assert summary[f"alias_ess_per_cpu_s_ratio_vs_cgs_equal_sweeps_k{K}"] == (
+                pytest.approx(float(np.median(counted))) if counted else None
+            )
             assert summary[f"tau_growth_{side}_k{K}"] == (
                 pytest.approx(expected) if growth else None
             )
@@ -411,3 +420,24 @@ def test_batch_means_tau_recovers_an_ar1_autocorrelation_time() -> None:
     # a slow mode (a level that changes every 50,000 sweeps) makes it grow with the window
     slow = x + np.repeat(rng.normal(scale=3.0, size=n // 50_000), 50_000)
     assert batch_means_tau(slow) > 2.0 * 9
+
+
+def test_equal_sweeps_ratio_is_the_sweep_speed_ratio_for_a_trace_that_repeats_cgs() -> None:
+    import arviz as az
+
+    from bayeswe.bench.gaussian_lda_mixing import _equal_sweeps_ratio
+
+    rng = np.random.default_rng(7)
+    lp = rng.normal(size=400).cumsum() * 0.1 + rng.normal(size=400)
+    ess = float(az.ess(lp[None, :], method="bulk"))
+    cgs = {"window_sweeps": 400, "ess": ess, "window_cpu_s": 40.0, "ess_per_cpu_s": ess / 40.0}
+    # the other side's window starts with cgs's 400 values, then 800 more sweeps, all in
+    # 30 CPU-seconds after a 5-s burn-in: 40 sweeps per CPU-second against cgs's 10
+    values = np.concatenate([lp, rng.normal(size=800)])
+    trace = [(1.0, 0.0)] * 3 + [(5.0 + 30.0 * (j + 1) / 1200, v) for j, v in enumerate(values)]
+    other = {"window_sweeps": 1200, "ess": 50.0, "window_cpu_s": 30.0}
+    assert _equal_sweeps_ratio(cgs, other, trace, burn=5.0) == pytest.approx(4.0)
+    # too few sweeps in the other window, or no ESS on either side: no ratio
+    assert _equal_sweeps_ratio(cgs, {**other, "window_sweeps": 399}, trace, 5.0) is None
+    assert _equal_sweeps_ratio({**cgs, "ess_per_cpu_s": None}, other, trace, 5.0) is None
+    assert _equal_sweeps_ratio(cgs, {**other, "ess": None}, trace, 5.0) is None
