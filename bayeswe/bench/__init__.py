@@ -58,6 +58,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.gaussian_lda_mixing",
         "Gaussian LDA alias-MH vs cgs: ESS of the log joint per CPU-second, time to plateau",
     ),
+    "gaussian-lda-alias-kernel": (
+        "bayeswe.bench.gaussian_lda_alias_kernel",
+        "Gaussian LDA alias-MH: total variation of a token's MH move from a Gibbs draw",
+    ),
     "lda-vi": (
         "bayeswe.bench.lda_vi",
         "LDA CAVI and SVI vs gensim and scikit-learn: token visits/s, held-out log predictive",

@@ -27,6 +27,25 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "tokens_per_s_ratio_vs_tomotopy_nyt_k200",
         "stan_grad_speedup_vs_users_guide",
     },
+    "gaussian-lda-alias-kernel": {
+        "tokens",
+        "sweeps",
+        "moved_exact",
+        "mass_outside_copies",
+        *(
+            f"{key}_m{m}"
+            for m in (2, 16)
+            for key in (
+                "tv_mean",
+                "tv_q99",
+                "share_tv_above_0_1",
+                "moved",
+                "stale_log_rise_median_tv_above_0_1",
+            )
+        ),
+        "variant",
+        "K",
+    },
     "pg-gibbs-profile": {
         "ms_per_sweep",
         "pg_draw_fraction",
