@@ -39,7 +39,7 @@ stale); ``stale_log_rise_median_tv_above_0_1_m{m}``: over the tokens whose dista
 exceeds 0.1, the median of ``log t - log t~`` at the topic with the largest shortfall
 ``p(k) - (delta_s P^m)(k)``: how far that topic's density at the word has risen since
 the table was built; ``tokens``, ``sweeps`` (the chain's, at the last checkpoint),
-``variant``. Each checkpoint's figures are in ``checkpoints``.
+``variant``, ``K``. Each checkpoint's figures are in ``checkpoints``.
 """
 
 from __future__ import annotations
