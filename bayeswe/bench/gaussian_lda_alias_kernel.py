@@ -106,10 +106,11 @@ def _statistics(problem: Any, z: np.ndarray, K: int) -> tuple[np.ndarray, ...]:
 
 def exact_and_proposal(
     problem: Any, state: Any, i: int, stats: tuple[np.ndarray, ...]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Token ``i``'s exact conditional ``p``, the alias-MH proposal ``q`` of the paper's
-    scan (``fresh_doc=False``) from the word's current table, the fresh ``log t`` and
-    the table's ``log t~`` (all (K,))."""
+    scan (``fresh_doc=False``) from the word's current table, the fresh ``log t``, the
+    table's ``log t~`` and the mask of the topics C that hold the word's other tokens
+    (all (K,))."""
     counts, sums, scatter, n_wk = stats
     s, d, w = int(state.z[i]), int(problem.tok_doc[i]), int(problem.tok_word[i])
     x = problem.emb[w]
@@ -128,7 +129,7 @@ def exact_and_proposal(
     log_q = np.where(copies, log_p, np.log(n_d + problem.alpha) + log_t_table)
     p = np.exp(log_p - log_p.max())
     q = np.exp(log_q - log_q.max())
-    return p / p.sum(), q / q.sum(), log_t, log_t_table
+    return p / p.sum(), q / q.sum(), log_t, log_t_table, copies
 
 
 def mh_step_matrix(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -170,11 +171,9 @@ def examine(problem: Any, state: Any, tokens: np.ndarray, steps: Sequence[int]) 
     for i in tokens:
         if state.uses[problem.tok_word[i]] < 0:
             continue  # the word's table is not built yet
-        p, q, log_t, log_t_table = exact_and_proposal(problem, state, int(i), stats)
+        p, q, log_t, log_t_table, copies = exact_and_proposal(problem, state, int(i), stats)
         s = int(state.z[i])
-        others = stats[3][problem.tok_word[i]].copy()
-        others[s] -= 1
-        outside.append(float(p[others == 0].sum()))
+        outside.append(float(p[~copies].sum()))
         moved_exact.append(1.0 - float(p[s]))
         for m, (dist, leave, lr) in token_report(p, q, s, steps, log_t - log_t_table).items():
             tv[m].append(dist)

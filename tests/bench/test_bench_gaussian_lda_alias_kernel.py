@@ -67,7 +67,7 @@ def test_exact_conditional_uses_the_samplers_topic_densities() -> None:
     stats = _statistics(problem, state.z, problem.K)
     assert (stats[0] == state.n_dk.sum(axis=0)).all()
     for i in (0, 17, 301):
-        p, q, log_t, log_t_table = exact_and_proposal(problem, state, i, stats)
+        p, q, log_t, log_t_table, _ = exact_and_proposal(problem, state, i, stats)
         x, s = problem.emb[problem.tok_word[i]], state.z[i]
         assert p.sum() == pytest.approx(1.0) and q.sum() == pytest.approx(1.0)
         # the sampler's t density of every topic that does not hold token i
