@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,9 +64,8 @@ def log_t_topics(
     """``log t(x | k)`` of every topic from its sufficient statistics (eqs. 2-3): the
     normal-inverse-Wishart posterior predictive Student-t, ``counts`` (K,), ``sums``
     (K, D), ``scatter`` (K, D, D) the sum of the outer products of the topic's vectors."""
-    from scipy.special import gammaln
+    from bayeswe.glda.inference import niw_predictive_log_density
 
-    D = x.size
     kappa = problem.kappa0 + counts
     nu = problem.nu0 + counts
     mean = (problem.kappa0 * problem.mu0 + sums) / kappa[:, None]
@@ -77,19 +75,7 @@ def log_t_topics(
         + problem.kappa0 * np.outer(problem.mu0, problem.mu0)
         - kappa[:, None, None] * np.einsum("ka,kb->kab", mean, mean)
     )
-    dof = nu - D + 1.0
-    scale = (kappa + 1.0) / (kappa * dof)
-    chol = np.linalg.cholesky(psi)
-    y = np.linalg.solve(chol, (x - mean)[..., None])[..., 0]
-    quad = (y**2).sum(axis=-1) / scale
-    logdet = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=-1) + D * np.log(scale)
-    return (
-        gammaln(0.5 * (dof + D))
-        - gammaln(0.5 * dof)
-        - 0.5 * D * np.log(dof * math.pi)
-        - 0.5 * logdet
-        - 0.5 * (dof + D) * np.log1p(quad / dof)
-    )
+    return niw_predictive_log_density(x[None, :], mean, psi, kappa, nu)[0]
 
 
 def _statistics(problem: Any, z: np.ndarray, K: int) -> tuple[np.ndarray, ...]:
@@ -232,11 +218,9 @@ def kernel_run(
     problem, _, _ = mixing._split_heldout(problem, mixing.HELDOUT_EVERY)
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
     step(problem, copy.deepcopy(base), method="alias-mh")  # compile
-    t0, start_sweeps = time.thread_time(), 0
-    while time.thread_time() - t0 < shared_start:
-        step(problem, base, method="alias-mh")
-        start_sweeps += 1
-    state = init_state(problem, seed=seed, method="alias-mh", z=base.z)
+    state, start_sweeps, _ = mixing.advance_shared_start(
+        problem, base, seed, shared_start, "alias-mh"
+    )
     chosen = np.random.default_rng(seed).choice(
         problem.n_tokens, size=min(tokens, problem.n_tokens), replace=False
     )

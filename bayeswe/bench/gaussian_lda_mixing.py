@@ -126,6 +126,7 @@ __all__ = [
     "Variant",
     "FROZEN",
     "WORD_SCAN",
+    "advance_shared_start",
     "batch_means_tau",
     "build_parser",
     "cell",
@@ -477,6 +478,38 @@ def _plateau(
         )
 
 
+def advance_shared_start(
+    problem: Any,
+    base: Any,
+    seed: int,
+    seconds: float,
+    method: str = "cgs",
+    blocks: dict[str, Any] | None = None,
+) -> tuple[Any, int, float | None]:
+    """The shared start: ``base`` advanced by ``method`` (scan by word for alias-MH) for
+    ``seconds`` CPU seconds, with the sweeps made and the last sweep's log joint.
+
+    For alias-MH only the assignments are shared: the returned state's counts, factors
+    and (unbuilt) tables are recomputed from them, as for the k-means start, so that
+    every side builds its own tables; cgs leaves the tables unbuilt anyway. Compile the
+    kernels before calling: the loop's budget is CPU time.
+    """
+    import time
+
+    from bayeswe.samplers.gaussian_lda import init_state, step
+
+    sweeps, last_lp = 0, None
+    if seconds <= 0:
+        return base, sweeps, last_lp
+    t0 = time.thread_time()
+    while time.thread_time() - t0 < seconds:
+        last_lp = float(step(problem, base, method=method, **(blocks or {})).lp)
+        sweeps += 1
+    if method != "cgs":
+        base = init_state(problem, seed=seed, method="alias-mh", z=base.z)
+    return base, sweeps, last_lp
+
+
 def cell(
     K: int,
     seed: int,
@@ -500,8 +533,6 @@ def cell(
     ``shared_start_method`` (``"cgs"`` or ``"alias-mh"``, scan by word) reaches from it
     in that many CPU seconds, untimed and charged to neither side.
     """
-    import time
-
     import numba
 
     from bayeswe.bench.gaussian_lda import with_topics
@@ -523,17 +554,9 @@ def cell(
         sides[variant_name(*variant)] = ("alias-mh", options)
     for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
         step(problem, copy.deepcopy(base), method=method, **blocks)
-    shared_sweeps, shared_lp = 0, None
-    if shared_start > 0:
-        # cgs leaves the alias tables unbuilt, so alias-MH builds them from this state
-        t0 = time.thread_time()
-        while time.thread_time() - t0 < shared_start:
-            shared_lp = float(step(problem, base, method=shared_start_method, **blocks).lp)
-            shared_sweeps += 1
-        if shared_start_method != "cgs":
-            # only the assignments are shared: counts, factors and (unbuilt) tables are
-            # recomputed from them, as for the k-means start
-            base = init_state(problem, seed=seed, method="alias-mh", z=base.z)
+    base, shared_sweeps, shared_lp = advance_shared_start(
+        problem, base, seed, shared_start, shared_start_method, blocks
+    )
     row: dict[str, Any] = {
         "K": K,
         "seed": seed,

@@ -15,7 +15,12 @@ from bayeswe.corpus import BagOfWords
 from bayeswe.glda.data import GaussianLDADataError
 from bayeswe.kernels import glda as kern
 
-__all__ = ["infer_theta", "predictive_log_density", "top_words"]
+__all__ = [
+    "infer_theta",
+    "niw_predictive_log_density",
+    "predictive_log_density",
+    "top_words",
+]
 
 
 def _draw(idata: az.InferenceData, chain: int, draw: int) -> dict[str, Any]:
@@ -54,23 +59,30 @@ def predictive_log_density(
     kap = p["kappa"] + p["N"]
     nuk = p["nu"] + p["N"]
     denom = np.where(nuk - D - 1.0 > 0, nuk - D - 1.0, nuk + D + 1.0)
-    psi = p["Sigma"] * denom[:, None, None]
-    dof = nuk - D + 1.0
-    c = (kap + 1.0) / (kap * dof)
-    out = np.empty((emb.shape[0], p["mu"].shape[0]))
-    for k in range(p["mu"].shape[0]):
-        Lk = np.linalg.cholesky(c[k] * psi[k])
-        y = np.linalg.solve(Lk, (emb - p["mu"][k]).T)
-        q = (y * y).sum(axis=0)
-        logdet = 2.0 * np.log(np.diag(Lk)).sum()
-        out[:, k] = (
-            gammaln(0.5 * (dof[k] + D))
-            - gammaln(0.5 * dof[k])
-            - 0.5 * D * np.log(dof[k] * np.pi)
-            - 0.5 * logdet
-            - 0.5 * (dof[k] + D) * np.log1p(q / dof[k])
-        )
-    return out
+    return niw_predictive_log_density(emb, p["mu"], p["Sigma"] * denom[:, None, None], kap, nuk)
+
+
+def niw_predictive_log_density(
+    x: np.ndarray, mean: np.ndarray, psi: np.ndarray, kappa: np.ndarray, nu: np.ndarray
+) -> np.ndarray:
+    """``(V, K)`` log densities of the rows of ``x`` (V, D) under each topic's
+    normal-inverse-Wishart posterior predictive (eq. 1): the multivariate Student-t with
+    ``nu_k - D + 1`` degrees of freedom, location ``mean`` (K, D) and scale
+    ``(kappa_k + 1) / (kappa_k (nu_k - D + 1)) Psi_k``, from ``psi`` (K, D, D),
+    ``kappa`` and ``nu`` (K,)."""
+    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    D = x.shape[1]
+    dof = nu - D + 1.0
+    scale = (kappa + 1.0) / (kappa * dof)
+    chol = np.linalg.cholesky(psi)
+    # (K, D, V): each topic's whitened offsets of every row
+    y = np.linalg.solve(chol, np.swapaxes(x[None, :, :] - mean[:, None, :], 1, 2))
+    quad = (y * y).sum(axis=1) / scale[:, None]
+    logdet = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=-1) + D * np.log(scale)
+    out = (
+        gammaln(0.5 * (dof + D)) - gammaln(0.5 * dof) - 0.5 * D * np.log(dof * np.pi) - 0.5 * logdet
+    )[:, None] - 0.5 * (dof + D)[:, None] * np.log1p(quad / dof[:, None])
+    return out.T
 
 
 def top_words(

@@ -77,3 +77,26 @@ def test_inference_input_errors(trained) -> None:
         infer_theta(idata, new, np.zeros((3, D)), seed=0)
     with pytest.raises(GaussianLDADataError, match="NaN"):
         infer_theta(idata, new, np.full((2, D), np.nan), seed=0)
+
+
+def test_niw_predictive_log_density_is_scipys_multivariate_t() -> None:
+    """Each column is scipy's multivariate t with eq. (1)'s dof, location and scale."""
+    from scipy.stats import multivariate_t
+
+    from bayeswe.glda.inference import niw_predictive_log_density
+
+    rng = np.random.default_rng(3)
+    k_topics, dims, rows = 4, 3, 6
+    mean = rng.normal(size=(k_topics, dims))
+    a = rng.normal(size=(k_topics, dims, dims))
+    psi = a @ np.swapaxes(a, 1, 2) + np.eye(dims)
+    counts = np.array([0.0, 1.0, 7.0, 40.0])
+    kappa, nu = 0.5 + counts, dims + 2.0 + counts
+    x = rng.normal(size=(rows, dims))
+    got = niw_predictive_log_density(x, mean, psi, kappa, nu)
+    assert got.shape == (rows, k_topics)
+    for k in range(k_topics):
+        dof = nu[k] - dims + 1.0
+        shape = (kappa[k] + 1.0) / (kappa[k] * dof) * psi[k]
+        want = multivariate_t(mean[k], shape, df=dof).logpdf(x)
+        np.testing.assert_allclose(got[:, k], want, rtol=0, atol=1e-10)
