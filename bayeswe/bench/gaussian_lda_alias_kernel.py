@@ -27,6 +27,16 @@ topics C that hold the word's other tokens, ``(n_dk + alpha_k) t~(v_w | k)`` els
 ``P[j, k] = q(k) min(1, p(k) q(j) / (p(j) q(k)))``, which leaves ``p`` invariant; and
 ``delta_s P^m`` from the token's topic ``s`` for each ``m`` of ``--steps``.
 
+**Hot topics** (``--hot-shifts h1,h2,...``, none by default): a proposal the sampler
+does not make, examined on the same tokens. A topic is *hot* for token ``i`` when its
+mean, without token ``i``, lies farther than ``h`` from its mean at the start of the
+examined chain (whose first sweep builds the tables), in that reference's predictive
+scale (the Mahalanobis distance under the inverse of eq. 1's t scale). The proposal
+gives the hot topics H the target's own weight, as it gives the topics C. Since H
+depends on the other tokens only, it is a valid independence proposal given them.
+Each hot topic costs one fresh density per token, so ``fresh_topics_mean`` (the mean
+size of C, or of C and H) is the price of the proposal in densities per token.
+
 **Equal footing.** Nothing is timed or raced: every number of MH steps is examined on
 the same tokens of the same state, against the same exact conditional.
 
@@ -39,7 +49,10 @@ stale); ``stale_log_rise_median_tv_above_0_1_m{m}``: over the tokens whose dista
 exceeds 0.1, the median of ``log t - log t~`` at the topic with the largest shortfall
 ``p(k) - (delta_s P^m)(k)``: how far that topic's density at the word has risen since
 the table was built; ``tokens``, ``sweeps`` (the chain's, at the last checkpoint),
-``variant``, ``K``. Each checkpoint's figures are in ``checkpoints``.
+``variant``, ``K``, ``hot_shifts``, ``fresh_topics_mean``; for each threshold h,
+``fresh_topics_mean_hot{h}``, ``tv_mean_m{m}_hot{h}`` and
+``share_tv_above_0_1_m{m}_hot{h}`` (h with ``_`` for the decimal point: ``hot0_5``).
+Each checkpoint's figures are in ``checkpoints``.
 """
 
 from __future__ import annotations
@@ -91,12 +104,17 @@ def _statistics(problem: Any, z: np.ndarray, K: int) -> tuple[np.ndarray, ...]:
 
 
 def exact_and_proposal(
-    problem: Any, state: Any, i: int, stats: tuple[np.ndarray, ...]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    problem: Any,
+    state: Any,
+    i: int,
+    stats: tuple[np.ndarray, ...],
+    hot: Sequence[np.ndarray] = (),
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
     """Token ``i``'s exact conditional ``p``, the alias-MH proposal ``q`` of the paper's
     scan (``fresh_doc=False``) from the word's current table, the fresh ``log t``, the
-    table's ``log t~`` and the mask of the topics C that hold the word's other tokens
-    (all (K,))."""
+    table's ``log t~``, the mask of the topics C that hold the word's other tokens (all
+    (K,)), and for each mask H of ``hot`` the proposal with the target's own weight on
+    C and H alike."""
     counts, sums, scatter, n_wk = stats
     s, d, w = int(state.z[i]), int(problem.tok_doc[i]), int(problem.tok_word[i])
     x = problem.emb[w]
@@ -112,10 +130,49 @@ def exact_and_proposal(
     others[s] -= 1
     copies = others > 0
     log_t_table = state.stale_logw[w] - np.log(problem.alpha)
-    log_q = np.where(copies, log_p, np.log(n_d + problem.alpha) + log_t_table)
+    log_stale = np.log(n_d + problem.alpha) + log_t_table
     p = np.exp(log_p - log_p.max())
-    q = np.exp(log_q - log_q.max())
-    return p / p.sum(), q / q.sum(), log_t, log_t_table, copies
+    q_hot = [_normalised(np.where(copies | h, log_p, log_stale)) for h in hot]
+    q = _normalised(np.where(copies, log_p, log_stale))
+    return p / p.sum(), q, log_t, log_t_table, copies, q_hot
+
+
+def _hot_tag(shift: float) -> str:
+    """``hot1``, ``hot0_5``: the summary-key suffix of a hot-topic threshold."""
+    return "hot" + f"{shift:g}".replace(".", "_").replace("+", "")
+
+
+def _normalised(log_w: np.ndarray) -> np.ndarray:
+    w = np.exp(log_w - log_w.max())
+    return w / w.sum()
+
+
+def hot_reference(state: Any, D: int) -> tuple[np.ndarray, np.ndarray]:
+    """The topics' means ``(K, D)`` and the precisions ``(K, D, D)`` of their posterior
+    predictive t (the inverse of its scale, eq. 1) at ``state``: the reference a hot
+    topic has moved away from."""
+    dof = state.nu_k - D + 1.0
+    scale = (state.kappa_k + 1.0) / (state.kappa_k * dof)
+    return state.mu.copy(), np.linalg.inv(state.psi() * scale[:, None, None])
+
+
+def topic_shifts(
+    problem: Any,
+    stats: tuple[np.ndarray, ...],
+    reference: tuple[np.ndarray, np.ndarray],
+    i: int,
+    s: int,
+) -> np.ndarray:
+    """How far each topic's mean, without token ``i`` (in topic ``s``), lies from the
+    reference mean, in the reference's predictive scale (Mahalanobis distance, (K,))."""
+    counts, sums = stats[0], stats[1]
+    kappa = problem.kappa0 + counts
+    mean = (problem.kappa0 * problem.mu0 + sums) / kappa[:, None]
+    x = problem.emb[problem.tok_word[i]]
+    mean[s] = (kappa[s] * mean[s] - x) / (kappa[s] - 1.0)
+    ref_mean, ref_prec = reference
+    delta = mean - ref_mean
+    return np.sqrt(np.einsum("ka,kab,kb->k", delta, ref_prec, delta))
 
 
 def mh_step_matrix(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -147,30 +204,62 @@ def token_report(
     return out
 
 
-def examine(problem: Any, state: Any, tokens: np.ndarray, steps: Sequence[int]) -> dict[str, Any]:
-    """The per-token figures of the module docstring over ``tokens``, at ``state``."""
+def examine(
+    problem: Any,
+    state: Any,
+    tokens: np.ndarray,
+    steps: Sequence[int],
+    hot_shifts: Sequence[float] = (),
+    reference: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict[str, Any]:
+    """The per-token figures of the module docstring over ``tokens``, at ``state``; for
+    each of ``hot_shifts`` also those of the proposal with fresh weights on the topics
+    whose mean moved farther than that from ``reference`` (:func:`hot_reference`)."""
     stats = _statistics(problem, state.z, problem.K)
     tv: dict[int, list[float]] = {m: [] for m in steps}
     moved: dict[int, list[float]] = {m: [] for m in steps}
     rise: dict[int, list[float]] = {m: [] for m in steps}
+    hot_tv: dict[tuple[float, int], list[float]] = {(h, m): [] for h in hot_shifts for m in steps}
+    fresh: dict[float | None, list[int]] = {h: [] for h in (None, *hot_shifts)}
     moved_exact, outside = [], []
     for i in tokens:
         if state.uses[problem.tok_word[i]] < 0:
             continue  # the word's table is not built yet
-        p, q, log_t, log_t_table, copies = exact_and_proposal(problem, state, int(i), stats)
         s = int(state.z[i])
+        masks = []
+        if hot_shifts:
+            if reference is None:
+                raise ValueError("hot_shifts need the reference topics (hot_reference)")
+            shift = topic_shifts(problem, stats, reference, int(i), s)
+            masks = [shift > h for h in hot_shifts]
+        p, q, log_t, log_t_table, copies, q_hot = exact_and_proposal(
+            problem, state, int(i), stats, masks
+        )
         outside.append(float(p[~copies].sum()))
         moved_exact.append(1.0 - float(p[s]))
+        fresh[None].append(int(copies.sum()))
         for m, (dist, leave, lr) in token_report(p, q, s, steps, log_t - log_t_table).items():
             tv[m].append(dist)
             moved[m].append(leave)
             if dist > TV_STUCK:
                 rise[m].append(lr)
+        for h, mask, qh in zip(hot_shifts, masks, q_hot, strict=True):
+            fresh[h].append(int((copies | mask).sum()))
+            for m, (dist, _, _) in token_report(p, qh, s, steps, log_t - log_t_table).items():
+                hot_tv[h, m].append(dist)
     out: dict[str, Any] = {
         "tokens": len(moved_exact),
         "moved_exact": float(np.mean(moved_exact)),
         "mass_outside_copies": float(np.mean(outside)),
+        "fresh_topics_mean": float(np.mean(fresh[None])),
     }
+    for h in hot_shifts:
+        tag = _hot_tag(h)
+        out[f"fresh_topics_mean_{tag}"] = float(np.mean(fresh[h]))
+        for m in steps:
+            d = np.array(hot_tv[h, m])
+            out[f"tv_mean_m{m}_{tag}"] = float(d.mean())
+            out[f"share_tv_above_0_1_m{m}_{tag}"] = float((d > TV_STUCK).mean())
     for m in steps:
         d = np.array(tv[m])
         out[f"tv_mean_m{m}"] = float(d.mean())
@@ -194,6 +283,7 @@ def kernel_run(
     steps: Sequence[int],
     tokens: int,
     quick: bool,
+    hot_shifts: Sequence[float] = (),
 ) -> dict[str, Any]:
     """The chain and its checkpoints (see the module docstring)."""
     import time
@@ -224,12 +314,16 @@ def kernel_run(
     chosen = np.random.default_rng(seed).choice(
         problem.n_tokens, size=min(tokens, problem.n_tokens), replace=False
     )
+    # hot topics are measured from the topics of the state the tables are built from
+    # (each word's at its first use in the first sweep; this is that sweep's start)
+    reference = hot_reference(state, problem.D) if hot_shifts else None
     rows, sweeps, t0 = [], 0, time.thread_time()
     for at in checkpoints:
         while sweeps == 0 or time.thread_time() - t0 < at:
             step(problem, state, method="alias-mh", **options)
             sweeps += 1
-        rows.append({"cpu_s": at, "sweeps": sweeps, **examine(problem, state, chosen, steps)})
+        figures = examine(problem, state, chosen, steps, hot_shifts, reference)
+        rows.append({"cpu_s": at, "sweeps": sweeps, **figures})
     return {
         "K": K,
         "seed": seed,
@@ -239,6 +333,7 @@ def kernel_run(
         "shared_start_cpu_s": shared_start,
         "shared_start_sweeps": start_sweeps,
         "variant": variant,
+        "hot_shifts": list(hot_shifts),
         "checkpoints": rows,
     }
 
@@ -261,18 +356,26 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     )
     parser.add_argument("--steps", default="2,16", help="MH steps per token to examine")
     parser.add_argument("--tokens", type=int, default=2000, help="tokens examined")
+    parser.add_argument(
+        "--hot-shifts",
+        default="",
+        help="thresholds h (comma-separated) of the hot-topic proposals also examined",
+    )
     return parser
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """The examination for the options ``args``, with its summary."""
     steps = [int(v) for v in args.steps.split(",")]
+    hot_shifts = [float(v) for v in args.hot_shifts.split(",") if v.strip()]
     checkpoints = [float(v) for v in args.checkpoints.split(",")]
     K, shared, tokens = args.topics, args.shared_start, args.tokens
     if args.quick:
         K, shared, checkpoints, tokens = 10, 0.0, [0.2], 200
     if min(steps) < 1 or any(b <= a for a, b in zip(checkpoints, checkpoints[1:], strict=False)):
         raise ValueError("--steps must be positive and --checkpoints increasing")
+    if any(not np.isfinite(h) or h < 0 for h in hot_shifts):
+        raise ValueError(f"--hot-shifts must be finite and >= 0, got {args.hot_shifts!r}")
     res = harness.call_in_subprocess(
         "bayeswe.bench.gaussian_lda_alias_kernel:kernel_run",
         K,
@@ -285,6 +388,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         steps,
         tokens,
         bool(args.quick),
+        hot_shifts,
         threads=1,
     )
     result = res.value
@@ -292,6 +396,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     summary = {k: v for k, v in last.items() if k != "cpu_s"}
     summary["variant"] = args.variant
     summary["K"] = K
+    summary["hot_shifts"] = hot_shifts
     return {"summary": summary, "result": result}
 
 

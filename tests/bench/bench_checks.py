@@ -32,6 +32,8 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "sweeps",
         "moved_exact",
         "mass_outside_copies",
+        "fresh_topics_mean",
+        "hot_shifts",
         *(
             f"{key}_m{m}"
             for m in (2, 16)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from bench_checks import check_result
+from bench_checks import SUMMARY_KEYS, check_result
 
 from bayeswe.bench.gaussian_lda_alias_kernel import (
     _statistics,
     exact_and_proposal,
+    hot_reference,
     mh_step_matrix,
     token_report,
+    topic_shifts,
 )
 
 
@@ -67,7 +69,13 @@ def test_exact_conditional_uses_the_samplers_topic_densities() -> None:
     stats = _statistics(problem, state.z, problem.K)
     assert (stats[0] == state.n_dk.sum(axis=0)).all()
     for i in (0, 17, 301):
-        p, q, log_t, log_t_table, _ = exact_and_proposal(problem, state, i, stats)
+        p, q, log_t, log_t_table, copies, (q_all, q_copies) = exact_and_proposal(
+            problem, state, i, stats, [np.ones(problem.K, bool), np.zeros(problem.K, bool)]
+        )
+        # fresh weights on every topic make the proposal the exact conditional; none
+        # beyond C leave the kernel's proposal
+        np.testing.assert_allclose(q_all, p, rtol=1e-12)
+        np.testing.assert_array_equal(q_copies, q)
         x, s = problem.emb[problem.tok_word[i]], state.z[i]
         assert p.sum() == pytest.approx(1.0) and q.sum() == pytest.approx(1.0)
         # the sampler's t density of every topic that does not hold token i
@@ -83,14 +91,33 @@ def test_exact_conditional_uses_the_samplers_topic_densities() -> None:
 
 
 def test_quick_run_reports_the_distances_at_each_step_count(run_bench) -> None:
-    out = run_bench("gaussian-lda-alias-kernel", "--quick")
-    summary = check_result(out, "gaussian-lda-alias-kernel")
+    out = run_bench("gaussian-lda-alias-kernel", "--quick", "--hot-shifts", "0,1000")
+    hot_keys = {
+        f"{key}_{tag}"
+        for tag in ("hot0", "hot1000")
+        for key in (
+            "fresh_topics_mean",
+            *(f"{k}_m{m}" for m in (2, 16) for k in ("tv_mean", "share_tv_above_0_1")),
+        )
+    }
+    name = "gaussian-lda-alias-kernel"
+    summary = check_result(out, name, SUMMARY_KEYS[name] | hot_keys)
     (row,) = out["result"]["checkpoints"]
     assert summary["K"] == 10 and summary["variant"] == "16:F"
+    assert summary["hot_shifts"] == [0.0, 1000.0]
     assert summary["sweeps"] == row["sweeps"] >= 1 and 0 < summary["tokens"] <= 200
     assert {k: v for k, v in row.items() if k != "cpu_s"} == {
-        k: v for k, v in summary.items() if k not in ("variant", "K")
+        k: v for k, v in summary.items() if k not in ("variant", "K", "hot_shifts")
     }
+    # threshold 0: every topic that moved since the reference is fresh, and one that
+    # did not has the table's density, so the proposal is the exact conditional and one
+    # step an exact draw; a threshold no topic reaches leaves the kernel's proposal
+    assert summary["fresh_topics_mean_hot0"] > summary["fresh_topics_mean"]
+    for m in (2, 16):
+        assert summary[f"tv_mean_m{m}_hot0"] < 1e-9
+        assert summary[f"tv_mean_m{m}_hot1000"] == summary[f"tv_mean_m{m}"]
+        assert summary[f"share_tv_above_0_1_m{m}_hot1000"] == summary[f"share_tv_above_0_1_m{m}"]
+    assert summary["fresh_topics_mean_hot1000"] == summary["fresh_topics_mean"]
     # an MH step never moves a distribution further from its stationary p (total
     # variation contracts), so 16 steps are at least as close as 2, token by token
     assert summary["tv_mean_m16"] <= summary["tv_mean_m2"]
@@ -109,3 +136,28 @@ def test_the_scan_by_word_is_refused() -> None:
         kernel_run(10, 1, 20, 10, 0.0, "2:W", [0.1], [2], 10, True)
     with pytest.raises(ValueError, match="fresh_doc=False"):
         kernel_run(10, 1, 20, 10, 0.0, "2:F:D", [0.1], [2], 10, True)
+
+
+def test_topic_shifts_measure_each_mean_without_the_token() -> None:
+    from bayeswe.bench import gaussian_lda_mixing as mixing
+    from bayeswe.bench.gaussian_lda import with_topics
+    from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state
+
+    data, _ = mixing._data(20, False, True)
+    problem = GLDAProblem.from_data(with_topics(data, 10))
+    state = init_state(problem, seed=4, method="alias-mh", init="kmeans")
+    reference = hot_reference(state, problem.D)
+    stats = _statistics(problem, state.z, problem.K)
+    i = 17
+    s = int(state.z[i])
+    shift = topic_shifts(problem, stats, reference, i, s)
+    # at the reference state only the token's own topic, without it, has moved
+    assert (np.delete(shift, s) < 1e-6).all()
+    # ... by the distance of topic s's mean without token i, from a state that never
+    # held it, in the reference's predictive precision
+    z = state.z.copy()
+    z[i] = (s + 1) % problem.K
+    without = init_state(problem, seed=4, method="alias-mh", z=z)
+    delta = without.mu[s] - reference[0][s]
+    assert shift[s] == pytest.approx(np.sqrt(delta @ reference[1][s] @ delta), rel=1e-9)
+    assert shift[s] > 0.0
