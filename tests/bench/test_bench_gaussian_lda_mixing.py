@@ -441,3 +441,31 @@ def test_equal_sweeps_ratio_is_the_sweep_speed_ratio_for_a_trace_that_repeats_cg
     assert _equal_sweeps_ratio(cgs, {**other, "window_sweeps": 399}, trace, 5.0) is None
     assert _equal_sweeps_ratio({**cgs, "ess_per_cpu_s": None}, other, trace, 5.0) is None
     assert _equal_sweeps_ratio(cgs, {**other, "ess": None}, trace, 5.0) is None
+
+
+def test_advance_shared_start_shares_only_the_assignments() -> None:
+    """No budget: the start itself. A budget: sweeps of the method, then for alias-MH a
+    state rebuilt from the assignments alone, whose tables are unbuilt (each side builds
+    its own) and whose topics equal a from-scratch state's."""
+    from bayeswe.bench.gaussian_lda import with_topics
+    from bayeswe.bench.gaussian_lda_mixing import _data, advance_shared_start
+    from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state
+
+    data, _ = _data(20, False, True)
+    problem = GLDAProblem.from_data(with_topics(data, 10))
+    base = init_state(problem, seed=3, method="alias-mh", init="kmeans")
+    same, sweeps, last_lp = advance_shared_start(problem, base, 3, 0.0, "alias-mh")
+    assert same is base and sweeps == 0 and last_lp is None
+
+    z0 = base.z.copy()
+    state, sweeps, last_lp = advance_shared_start(problem, base, 3, 0.05, "alias-mh")
+    assert sweeps >= 1 and math.isfinite(last_lp)
+    assert state is not base and (state.z == base.z).all() and (state.z != z0).any()
+    assert (state.uses == -1).all()
+    fresh = init_state(problem, seed=3, method="alias-mh", z=state.z)
+    np.testing.assert_array_equal(state.n_dk, fresh.n_dk)
+    np.testing.assert_allclose(state.mu, fresh.mu, rtol=0, atol=0)
+
+    cgs_base = init_state(problem, seed=3, method="alias-mh", init="kmeans")
+    kept, sweeps, _ = advance_shared_start(problem, cgs_base, 3, 0.05, "cgs")
+    assert kept is cgs_base and sweeps >= 1 and (kept.uses == -1).all()
