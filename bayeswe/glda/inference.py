@@ -62,6 +62,18 @@ def predictive_log_density(
     return niw_predictive_log_density(emb, p["mu"], p["Sigma"] * denom[:, None, None], kap, nuk)
 
 
+#: Floats of the offsets held at once by :func:`niw_predictive_log_density`.
+_CHUNK_FLOATS = 1 << 22
+
+
+def _positive_definite(a: np.ndarray) -> bool:
+    try:
+        np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
 def niw_predictive_log_density(
     x: np.ndarray, mean: np.ndarray, psi: np.ndarray, kappa: np.ndarray, nu: np.ndarray
 ) -> np.ndarray:
@@ -69,20 +81,54 @@ def niw_predictive_log_density(
     normal-inverse-Wishart posterior predictive (eq. 1): the multivariate Student-t with
     ``nu_k - D + 1`` degrees of freedom, location ``mean`` (K, D) and scale
     ``(kappa_k + 1) / (kappa_k (nu_k - D + 1)) Psi_k``, from ``psi`` (K, D, D),
-    ``kappa`` and ``nu`` (K,)."""
+    ``kappa`` and ``nu`` (K,).
+
+    Raises ``ValueError`` for shapes that do not fit, ``kappa_k <= 0``,
+    ``nu_k <= D - 1`` or a ``Psi_k`` that is not positive definite.
+    """
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    mean = np.asarray(mean, dtype=np.float64)
+    psi = np.asarray(psi, dtype=np.float64)
+    kappa = np.asarray(kappa, dtype=np.float64)
+    nu = np.asarray(nu, dtype=np.float64)
     D = x.shape[1]
+    K = mean.shape[0] if mean.ndim == 2 else -1
+    if (
+        x.ndim != 2
+        or mean.shape != (K, D)
+        or psi.shape != (K, D, D)
+        or kappa.shape != (K,)
+        or nu.shape != (K,)
+    ):
+        raise ValueError(
+            f"x (V, D), mean (K, D), psi (K, D, D), kappa and nu (K,) do not fit: got "
+            f"{x.shape}, {mean.shape}, {psi.shape}, {kappa.shape} and {nu.shape}"
+        )
+    if not (kappa > 0).all() or not (nu > D - 1).all():
+        raise ValueError(f"every kappa_k must be > 0 and every nu_k > D - 1 = {D - 1}")
     dof = nu - D + 1.0
     scale = (kappa + 1.0) / (kappa * dof)
-    chol = np.linalg.cholesky(psi)
-    # (K, D, V): each topic's whitened offsets of every row
-    y = np.linalg.solve(chol, np.swapaxes(x[None, :, :] - mean[:, None, :], 1, 2))
-    quad = (y * y).sum(axis=1) / scale[:, None]
-    logdet = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=-1) + D * np.log(scale)
-    out = (
-        gammaln(0.5 * (dof + D)) - gammaln(0.5 * dof) - 0.5 * D * np.log(dof * np.pi) - 0.5 * logdet
-    )[:, None] - 0.5 * (dof + D)[:, None] * np.log1p(quad / dof[:, None])
-    return out.T
+    head = gammaln(0.5 * (dof + D)) - gammaln(0.5 * dof) - 0.5 * D * np.log(dof * np.pi)
+    out = np.empty((x.shape[0], K))
+    # topics in chunks, so the offsets (chunk, D, V) stay near _CHUNK_FLOATS floats for a
+    # large vocabulary and one batched solve serves many topics for a few rows
+    chunk = max(1, _CHUNK_FLOATS // max(x.size, 1))
+    for lo in range(0, K, chunk):
+        ks = slice(lo, min(lo + chunk, K))
+        try:
+            chol = np.linalg.cholesky(scale[ks, None, None] * psi[ks])
+        except np.linalg.LinAlgError:
+            bad = next((k for k in range(lo, ks.stop) if not _positive_definite(psi[k])), lo)
+            raise ValueError(f"Psi of topic {bad} is not positive definite") from None
+        y = np.linalg.solve(chol, np.swapaxes(x[None, :, :] - mean[ks, None, :], 1, 2))
+        quad = (y * y).sum(axis=1)
+        logdet = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=-1)
+        out[:, ks] = (
+            head[ks, None]
+            - 0.5 * logdet[:, None]
+            - 0.5 * (dof[ks] + D)[:, None] * np.log1p(quad / dof[ks, None])
+        ).T
+    return out
 
 
 def top_words(

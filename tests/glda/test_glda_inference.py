@@ -79,11 +79,16 @@ def test_inference_input_errors(trained) -> None:
         infer_theta(idata, new, np.full((2, D), np.nan), seed=0)
 
 
-def test_niw_predictive_log_density_is_scipys_multivariate_t() -> None:
-    """Each column is scipy's multivariate t with eq. (1)'s dof, location and scale."""
+@pytest.mark.parametrize("chunk_floats", [1 << 22, 20])
+def test_niw_predictive_log_density_is_scipys_multivariate_t(monkeypatch, chunk_floats) -> None:
+    """Each column is scipy's multivariate t with eq. (1)'s dof, location and scale,
+    with all topics in one batch and one topic at a time."""
     from scipy.stats import multivariate_t
 
+    from bayeswe.glda import inference
     from bayeswe.glda.inference import niw_predictive_log_density
+
+    monkeypatch.setattr(inference, "_CHUNK_FLOATS", chunk_floats)
 
     rng = np.random.default_rng(3)
     k_topics, dims, rows = 4, 3, 6
@@ -100,3 +105,24 @@ def test_niw_predictive_log_density_is_scipys_multivariate_t() -> None:
         shape = (kappa[k] + 1.0) / (kappa[k] * dof) * psi[k]
         want = multivariate_t(mean[k], shape, df=dof).logpdf(x)
         np.testing.assert_allclose(got[:, k], want, rtol=0, atol=1e-10)
+
+
+def test_niw_predictive_log_density_names_bad_input() -> None:
+    from bayeswe.glda.inference import niw_predictive_log_density
+
+    mean, psi = np.zeros((2, 3)), np.stack([np.eye(3)] * 2)
+    kappa, nu = np.ones(2), np.full(2, 5.0)
+    x = np.zeros((4, 3))
+    assert niw_predictive_log_density(x, mean, psi, kappa, nu).shape == (4, 2)
+    with pytest.raises(ValueError, match="do not fit"):
+        niw_predictive_log_density(np.zeros((4, 2)), mean, psi, kappa, nu)
+    with pytest.raises(ValueError, match="do not fit"):
+        niw_predictive_log_density(x, mean, psi[:1], kappa, nu)
+    with pytest.raises(ValueError, match="nu_k > D - 1"):
+        niw_predictive_log_density(x, mean, psi, kappa, np.array([5.0, 2.0]))
+    with pytest.raises(ValueError, match="kappa_k must be > 0"):
+        niw_predictive_log_density(x, mean, psi, np.array([1.0, 0.0]), nu)
+    bad = psi.copy()
+    bad[1, 0, 0] = -1.0
+    with pytest.raises(ValueError, match="Psi of topic 1 is not positive definite"):
+        niw_predictive_log_density(x, mean, bad, kappa, nu)
