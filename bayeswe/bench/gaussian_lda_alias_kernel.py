@@ -131,10 +131,9 @@ def exact_and_proposal(
     copies = others > 0
     log_t_table = state.stale_logw[w] - np.log(problem.alpha)
     log_stale = np.log(n_d + problem.alpha) + log_t_table
-    p = np.exp(log_p - log_p.max())
     q_hot = [_normalised(np.where(copies | h, log_p, log_stale)) for h in hot]
     q = _normalised(np.where(copies, log_p, log_stale))
-    return p / p.sum(), q, log_t, log_t_table, copies, q_hot
+    return _normalised(log_p), q, log_t, log_t_table, copies, q_hot
 
 
 def _hot_tag(shift: float) -> str:
@@ -156,23 +155,35 @@ def hot_reference(state: Any, D: int) -> tuple[np.ndarray, np.ndarray]:
     return state.mu.copy(), np.linalg.inv(state.psi() * scale[:, None, None])
 
 
+def _topic_means(problem: Any, stats: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each topic's posterior mean ``(K, D)`` and ``kappa_k`` from its statistics."""
+    kappa = problem.kappa0 + stats[0]
+    return (problem.kappa0 * problem.mu0 + stats[1]) / kappa[:, None], kappa
+
+
 def topic_shifts(
+    problem: Any, stats: tuple[np.ndarray, ...], reference: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """How far each topic's mean lies from the reference mean, in the reference's
+    predictive scale (Mahalanobis distance, (K,))."""
+    ref_mean, ref_prec = reference
+    delta = _topic_means(problem, stats)[0] - ref_mean
+    return np.sqrt(np.einsum("ka,kab,kb->k", delta, ref_prec, delta))
+
+
+def cavity_shift(
     problem: Any,
     stats: tuple[np.ndarray, ...],
     reference: tuple[np.ndarray, np.ndarray],
     i: int,
     s: int,
-) -> np.ndarray:
-    """How far each topic's mean, without token ``i`` (in topic ``s``), lies from the
-    reference mean, in the reference's predictive scale (Mahalanobis distance, (K,))."""
-    counts, sums = stats[0], stats[1]
-    kappa = problem.kappa0 + counts
-    mean = (problem.kappa0 * problem.mu0 + sums) / kappa[:, None]
+) -> float:
+    """:func:`topic_shifts` of topic ``s`` without its token ``i``: the only topic whose
+    distance changes when the token is left out."""
+    mean, kappa = _topic_means(problem, stats)
     x = problem.emb[problem.tok_word[i]]
-    mean[s] = (kappa[s] * mean[s] - x) / (kappa[s] - 1.0)
-    ref_mean, ref_prec = reference
-    delta = mean - ref_mean
-    return np.sqrt(np.einsum("ka,kab,kb->k", delta, ref_prec, delta))
+    delta = (kappa[s] * mean[s] - x) / (kappa[s] - 1.0) - reference[0][s]
+    return float(np.sqrt(delta @ reference[1][s] @ delta))
 
 
 def mh_step_matrix(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -222,15 +233,18 @@ def examine(
     hot_tv: dict[tuple[float, int], list[float]] = {(h, m): [] for h in hot_shifts for m in steps}
     fresh: dict[float | None, list[int]] = {h: [] for h in (None, *hot_shifts)}
     moved_exact, outside = [], []
+    if hot_shifts:
+        if reference is None:
+            raise ValueError("hot_shifts need the reference topics (hot_reference)")
+        shifts = topic_shifts(problem, stats, reference)  # every token's but its own topic's
     for i in tokens:
         if state.uses[problem.tok_word[i]] < 0:
             continue  # the word's table is not built yet
         s = int(state.z[i])
         masks = []
         if hot_shifts:
-            if reference is None:
-                raise ValueError("hot_shifts need the reference topics (hot_reference)")
-            shift = topic_shifts(problem, stats, reference, int(i), s)
+            shift = shifts.copy()
+            shift[s] = cavity_shift(problem, stats, reference, int(i), s)
             masks = [shift > h for h in hot_shifts]
         p, q, log_t, log_t_table, copies, q_hot = exact_and_proposal(
             problem, state, int(i), stats, masks
