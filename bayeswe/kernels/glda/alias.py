@@ -436,9 +436,30 @@ def sweep_alias(
                     _outer_packed(x, xx)
                     xx_owner = w
                 if stamp[k] != i:
-                    fresh_lt[k] = _token_log_t(k, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R,
-                                               invd, kappa_k, nu_k, logdet, tconst, tscale,
-                                               texp, y, tcache)  # fmt: skip
+                    # _token_log_t written out: every token reaches this, and the inlined
+                    # call would rebind its twenty array arguments with atomic
+                    # reference-count pairs, which cost more than the density (measured)
+                    ver = tcache[6, k]
+                    if k == s and tcache[4, k] == w and tcache[5, k] == ver:
+                        lt = tcache[3, k]
+                    elif k != s and tcache[1, k] == w and tcache[2, k] == ver:
+                        lt = tcache[0, k]
+                    else:
+                        if precision:
+                            q = _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
+                        else:
+                            q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
+                        if k == s:
+                            lt = _log_t_without(k, q, D, kappa_k, nu_k, logdet)
+                            tcache[3, k] = lt
+                            tcache[4, k] = w
+                            tcache[5, k] = ver
+                        else:
+                            lt = tconst[k] - texp[k] * math.log1p(q * tscale[k])
+                            tcache[0, k] = lt
+                            tcache[1, k] = w
+                            tcache[2, k] = ver
+                    fresh_lt[k] = lt
                     stamp[k] = i
                 v = math.log(n_dk[d, k] + alpha[k]) + fresh_lt[k] - logq
                 copy_mark[k] = i
@@ -592,9 +613,16 @@ def sweep_alias(
                 lp_cur = lp_t
                 lq_cur = lq_t
                 stats[1] += 1
-        _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, tcache, precision, mu, R, invd,
-                      logdet, kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves, W,
-                      work)  # fmt: skip
+        if cur == s:
+            # most tokens keep their topic: only the count returns. _finish_token is not
+            # entered then, because numba's inlining rebinds each of its array arguments
+            # with an atomic reference-count pair, which cost more than the rest of such a
+            # token (measured)
+            n_dk[d, s] += 1
+        else:
+            _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, tcache, precision, mu, R, invd,
+                          logdet, kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves,
+                          W, work)  # fmt: skip
         if n_dk[d, cur] == 1:
             list_add(d, cur, doc_top, doc_pos, doc_len)
         if word_lists:
@@ -858,7 +886,8 @@ def _token_log_t(
     # the same for all of w's tokens until the topic changes: tcache keeps them per
     # topic with the word and the topic's version (row 6, bumped by every move), so
     # the scan by word computes each once per word and topic state. xx must hold x's
-    # outer product (precision only).
+    # outer product (precision only). sweep_alias writes this body out for the set C:
+    # keep the two in step.
     ver = tcache[6, k]
     if k == s:
         if tcache[4, k] == w and tcache[5, k] == ver:
