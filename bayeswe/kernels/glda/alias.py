@@ -887,7 +887,8 @@ def _token_log_t(
     # topic with the word and the topic's version (row 6, bumped by every move), so
     # the scan by word computes each once per word and topic state. xx must hold x's
     # outer product (precision only). sweep_alias writes this body out for the set C:
-    # keep the two in step.
+    # keep the two in step (tests/glda/test_glda_alias_densities.py compares every
+    # density either gives with eq. (1) from scratch).
     ver = tcache[6, k]
     if k == s:
         if tcache[4, k] == w and tcache[5, k] == ver:
