@@ -182,14 +182,20 @@ def _pinned_threads() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
+    import dask
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
         with Client(scheduler) as client:
             yield client
         return
+    # No worker TTL on the local cluster: its scheduler restarts a worker that has sent no
+    # heartbeat for that long, and after a suspension (a laptop's, a stopped job's) every
+    # worker is that late, so the cells in progress would start again from scratch. A
+    # local worker that dies is still noticed, by its nanny and its closed connection.
     with (
         _pinned_threads(),
+        dask.config.set({"distributed.scheduler.worker-ttl": None}),
         LocalCluster(
             n_workers=workers or 1,
             threads_per_worker=1,

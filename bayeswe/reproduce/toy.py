@@ -9,11 +9,18 @@ import numpy as np
 
 
 def toy_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
-    """Draws of ``N(params["mean"], 1)``; raises if ``params["fail"]``; sleeps ``sleep`` s."""
+    """Draws of ``N(params["mean"], 1)``; raises if ``params["fail"]``; sleeps ``sleep`` s.
+
+    ``marker`` and ``start_marker`` name append-only files that get the cell's ``i`` when
+    it finishes and when it starts, so a test can see which cells ran, and how often.
+    """
+    start_marker = params.get("start_marker")
+    if start_marker is not None:
+        with open(start_marker, "a") as fh:
+            fh.write(f"{params['i']}\n")
     time.sleep(float(params.get("sleep", 0.0)))
     marker = params.get("marker")
     if marker is not None:
-        # lets a test see which cells ran in this process (an append-only file)
         with open(marker, "a") as fh:
             fh.write(f"{params['i']}\n")
     if params.get("fail"):

@@ -170,3 +170,45 @@ def test_the_code_that_computed_a_cell_is_stored_and_read_back(tmp_path: Path) -
                      computed_at={"commit": "b" * 40, "dirty": False})  # fmt: skip
     assert [r.cached for r in later] == [True, True]
     assert [r.extra["computed_at"] for r in later] == [at, at]
+
+
+def test_a_suspended_run_resumes_its_cells_in_progress(tmp_path: Path) -> None:
+    """A run whose processes are all stopped (SIGSTOP, as a suspended laptop or job) and
+    then continued finishes the cells it was running instead of starting them again.
+
+    Dask's scheduler restarts a worker that has not sent a heartbeat for its
+    ``worker-ttl`` (5 minutes by default), which a long enough suspension always
+    exceeds. Here the TTL is set to its floor of 5 s through the environment, and the
+    run is stopped for 8 s in the middle of a cell.
+    """
+    started = tmp_path / "started.txt"
+    out = tmp_path / "grid"
+    script = tmp_path / "run.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        from bayeswe.reproduce.grid import Cell, run_grid
+        from bayeswe.reproduce.toy import toy_cell
+        if __name__ == "__main__":
+            cells = [Cell("toy", {{"i": i, "start_marker": {str(started)!r}, "sleep": 4.0}})
+                     for i in range(2)]
+            run_grid(cells, toy_cell, out={str(out)!r}, base_seed=5, workers=1, progress=False)
+    """)
+    )
+    env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "1s"}
+    proc = subprocess.Popen([sys.executable, str(script)], start_new_session=True, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while not _ran(started):
+            assert proc.poll() is None, "the run ended before its first cell started"
+            assert time.monotonic() < deadline, "no cell started in 2 minutes"
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGSTOP)  # the client, the scheduler and the worker
+        time.sleep(8.0)
+        os.killpg(proc.pid, signal.SIGCONT)
+        assert proc.wait(timeout=120) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert sorted(_ran(started)) == [0, 1]  # each cell started once
+    assert len(list((out / "cells").glob("*.json"))) == 2
