@@ -165,7 +165,7 @@ def test_every_density_a_token_uses_is_eq_1(
             moves += int(state.z[i] != s)
     # each branch was compared: the token's own topic and the others, computed here and
     # read from the cache (the token's own topic comes from _token_log_t under the fresh
-    # document term, and from the set C's copy of it otherwise)
+    # document term and at a table's rebuild, and from the set C's copy of it otherwise)
     assert set(checked) == {(False, False), (False, True), (True, False), (True, True)}, checked
     assert min(checked.values()) >= 20, checked
     assert stale >= 20 and moves >= 20, (stale, moves)
