@@ -34,6 +34,24 @@ def _ran(marker: Path) -> list[int]:
     return [int(x) for x in marker.read_text().split()] if marker.exists() else []
 
 
+def _start_toy_grid(
+    tmp_path: Path, out: Path, params: dict, n: int, env: dict | None = None
+) -> subprocess.Popen:
+    """A toy grid of ``n`` cells (``i`` plus ``params``) on one worker, in a new session of
+    its own, so that a test can signal the client, the scheduler and the worker together."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        from bayeswe.reproduce.grid import Cell, run_grid
+        from bayeswe.reproduce.toy import toy_cell
+        if __name__ == "__main__":
+            cells = [Cell("toy", {{"i": i, **{params!r}}}) for i in range({n})]
+            run_grid(cells, toy_cell, out={str(out)!r}, base_seed=5, workers=1, progress=False)
+    """)
+    )
+    return subprocess.Popen([sys.executable, str(script)], start_new_session=True, env=env)
+
+
 def test_cell_key_and_seed_depend_only_on_the_cell() -> None:
     a, b = Cell("t", {"x": 1, "y": [1, 2]}), Cell("t", {"y": [1, 2], "x": 1})
     assert a.key == b.key and a.seed(7) == b.seed(7)
@@ -122,18 +140,7 @@ def test_an_existing_cluster_by_address(tmp_path: Path, address: str) -> None:
 def test_killed_run_resumes_with_only_the_unfinished_cells(tmp_path: Path) -> None:
     marker = tmp_path / "ran.txt"
     out = tmp_path / "grid"
-    script = tmp_path / "run.py"
-    script.write_text(
-        textwrap.dedent(f"""
-        from bayeswe.reproduce.grid import Cell, run_grid
-        from bayeswe.reproduce.toy import toy_cell
-        if __name__ == "__main__":
-            cells = [Cell("toy", {{"i": i, "marker": {str(marker)!r}, "sleep": 0.5}})
-                     for i in range(8)]
-            run_grid(cells, toy_cell, out={str(out)!r}, base_seed=5, workers=1, progress=False)
-    """)
-    )
-    proc = subprocess.Popen([sys.executable, str(script)], start_new_session=True)
+    proc = _start_toy_grid(tmp_path, out, {"marker": str(marker), "sleep": 0.5}, 8)
     try:
         deadline = time.monotonic() + 120
         while len(list((out / "cells").glob("*.json"))) < 3:
@@ -183,19 +190,8 @@ def test_a_suspended_run_resumes_its_cells_in_progress(tmp_path: Path) -> None:
     """
     started = tmp_path / "started.txt"
     out = tmp_path / "grid"
-    script = tmp_path / "run.py"
-    script.write_text(
-        textwrap.dedent(f"""
-        from bayeswe.reproduce.grid import Cell, run_grid
-        from bayeswe.reproduce.toy import toy_cell
-        if __name__ == "__main__":
-            cells = [Cell("toy", {{"i": i, "start_marker": {str(started)!r}, "sleep": 4.0}})
-                     for i in range(2)]
-            run_grid(cells, toy_cell, out={str(out)!r}, base_seed=5, workers=1, progress=False)
-    """)
-    )
     env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "1s"}
-    proc = subprocess.Popen([sys.executable, str(script)], start_new_session=True, env=env)
+    proc = _start_toy_grid(tmp_path, out, {"start_marker": str(started), "sleep": 4.0}, 2, env)
     try:
         deadline = time.monotonic() + 120
         while not _ran(started):
