@@ -5,6 +5,11 @@ the command that ran it (``run.command``; older files say "command not recorded"
 date, commit and machine facts when the file records them, and its ``summary`` as a
 table. The page holds only the placeholder :data:`PLACEHOLDER`; no figure is typed by hand.
 
+A second placeholder, :data:`MIXING_PLACEHOLDER` (docs/gaussian-lda.md), becomes one
+table per number of topics that sets every ``gaussian-lda-mixing`` run side by side:
+each alias-MH setting of each file in a row, with its run settings and headline ratios
+over cgs read from the file's ``summary`` and ``settings``.
+
 A results file that is not a JSON object with a ``summary`` fails the build.
 """
 
@@ -18,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 PLACEHOLDER = "<!-- benchmark-results -->"
+MIXING_PLACEHOLDER = "<!-- gaussian-lda-mixing-runs -->"
+MIXING_PREFIX = "gaussian_lda_mixing"
 NOT_RECORDED = "not recorded"
 
 
@@ -249,14 +256,113 @@ def render_results(results_dir: Path, repo_root: Path | None = None) -> str:
     return "\n".join(parts)
 
 
+def mixing_variant(side: dict[str, Any]) -> str:
+    """The ``--variants`` spec of an alias-MH side, from the settings its records hold:
+    ``2:W`` (scan by word), ``16:F`` (frozen tables), ``2:K`` (the paper's scan, tables
+    rebuilt after K uses), ``2:K:5`` (and at age 5), a trailing ``:D`` for the fresh
+    document term."""
+    steps = side.get("mh_steps")
+    rebuild = side.get("rebuild_every")
+    if side.get("scan") == "word" or rebuild == "word":
+        spec = f"{steps}:W"
+    elif rebuild == "frozen":
+        spec = f"{steps}:F"
+    else:
+        spec = f"{steps}:K"  # the benchmark's document scan rebuilds after K uses
+        if side.get("max_table_age") is not None:
+            spec += f":{side['max_table_age']}"
+    return spec + (":D" if side.get("fresh_doc") else "")
+
+
+def _ratio_cells(summary: dict[str, Any], key: str, n_seeds: int | None) -> list[str]:
+    """Median with the seeds where the ratio counts, min-max, pooled."""
+    counted = summary.get(f"{key}_seeds")
+    of = f" ({format_value(counted)}/{n_seeds})" if n_seeds is not None else ""
+    low, high = summary.get(f"{key}_min"), summary.get(f"{key}_max")
+    spread = f"{format_value(low)}–{format_value(high)}" if low is not None else "–"
+    return [format_value(summary.get(key)) + of, spread, format_value(summary.get(f"{key}_pooled"))]
+
+
+def _start(settings: dict[str, Any]) -> str:
+    seconds = settings.get("shared_start_cpu_s") or 0
+    if not seconds:
+        return "k-means"
+    method = settings.get("shared_start_method") or "cgs"
+    return f"{method}, {format_value(float(seconds))} s"
+
+
+def mixing_rows(results_dir: Path) -> dict[int, list[list[str]]]:
+    """Every alias-MH side of every ``gaussian_lda_mixing*.json`` file, by K: one row of
+    table cells each, in file order."""
+    rows: dict[int, list[list[str]]] = {}
+    for path in sorted(Path(results_dir).glob(f"{MIXING_PREFIX}*.json")):
+        result = load_result(path)
+        summary, settings = result["summary"], result.get("settings") or {}
+        seeds = settings.get("seeds")
+        n_seeds = len(seeds) if isinstance(seeds, list) else seeds
+        budgets = settings.get("budgets_cpu_s") or {}
+        moves = summary.get("type_moves", settings.get("type_moves"))
+        sides: dict[tuple[int, str], dict[str, Any]] = {}
+        for record in result.get("results") or []:
+            for name, value in record.items():
+                if isinstance(value, dict) and "mh_steps" in value:
+                    sides.setdefault((int(record["K"]), name), value)
+        for (K, name), side in sorted(sides.items()):
+            prefix = "" if name == "alias" else f"{name}_"
+            burn_in, window = (budgets.get(str(K)) or [None, None])[:2]
+            rows.setdefault(K, []).append(
+                [
+                    f"`{path.stem.removeprefix(MIXING_PREFIX + '_')}`",
+                    _cell(str(summary.get("corpus", "–"))),
+                    format_value(moves),
+                    _start(settings),
+                    f"{format_value(burn_in)} + {format_value(window)}",
+                    f"`{mixing_variant(side)}`",
+                    format_value(summary.get(f"{prefix}sweep_speed_ratio_k{K}")),
+                    *_ratio_cells(summary, f"{name}_ess_per_cpu_s_ratio_vs_cgs_k{K}", n_seeds),
+                    *_ratio_cells(
+                        summary, f"{name}_heldout_ess_per_cpu_s_ratio_vs_cgs_k{K}", n_seeds
+                    ),
+                    format_value(summary.get(f"{prefix}level_gap_sd_k{K}")),
+                ]
+            )
+    return rows
+
+
+MIXING_HEADER = (
+    "| run | corpus | block moves | shared start (CPU s) | burn-in + window (CPU s) "
+    "| setting | sweeps per CPU-s ÷ cgs's | log joint: median (seeds counted) | min–max "
+    "| pooled | held-out: median (seeds counted) | min–max | pooled "
+    "| level gap (cgs sds) |"
+)
+
+
+def render_mixing(results_dir: Path) -> str:
+    """One table per K of every gaussian-lda-mixing run (see :func:`mixing_rows`)."""
+    rows = mixing_rows(results_dir)
+    if not rows:
+        return f"No `{MIXING_PREFIX}*.json` files in `{Path(results_dir).name}/`.\n"
+    width = MIXING_HEADER.count("|") - 1
+    parts = []
+    for K in sorted(rows):
+        parts += [f"**K = {K}**", "", MIXING_HEADER, "|" + "---|" * width]
+        parts += ["| " + " | ".join(cells) + " |" for cells in rows[K]]
+        parts.append("")
+    return "\n".join(parts)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    if PLACEHOLDER not in markdown:
+    if PLACEHOLDER not in markdown and MIXING_PLACEHOLDER not in markdown:
         return markdown
     root = _repo_root(config)
+    results = root / "benchmarks" / "results"
     try:
-        tables = render_results(root / "benchmarks" / "results", root)
+        if PLACEHOLDER in markdown:
+            markdown = markdown.replace(PLACEHOLDER, render_results(results, root))
+        if MIXING_PLACEHOLDER in markdown:
+            markdown = markdown.replace(MIXING_PLACEHOLDER, render_mixing(results))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 
         raise PluginError(str(exc)) from exc
-    return markdown.replace(PLACEHOLDER, tables)
+    return markdown

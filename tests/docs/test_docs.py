@@ -149,6 +149,94 @@ def test_benchmarks_page_holds_the_placeholder_and_no_typed_table():
     assert "| summary key |" not in text
 
 
+def _mixing_file(sides: dict[str, dict], summary: dict) -> dict:
+    return {
+        "benchmark": "gaussian-lda-mixing",
+        "summary": {"corpus": "synthetic, pca10", "type_moves": 0, **summary},
+        "settings": {
+            "seeds": [1, 2, 3],
+            "budgets_cpu_s": {"100": [60.0, 300.0]},
+            "shared_start_cpu_s": 240.0,
+            "shared_start_method": "alias-mh",
+        },
+        "results": [{"K": 100, "seed": seed, "cgs": {"sweeps": 10}, **sides} for seed in (1, 2, 3)],
+    }
+
+
+def test_mixing_table_reads_every_side_from_its_file(tmp_path):
+    hook = _hook()
+    key = "ess_per_cpu_s_ratio_vs_cgs_k100"
+    sides = {
+        "alias": {"mh_steps": 2, "scan": "word", "rebuild_every": "word"},
+        "alias_m16_frozen_fd": {
+            "mh_steps": 16, "scan": "document", "rebuild_every": "frozen", "fresh_doc": True,
+        },
+        "alias_m2_rK_a5": {
+            "mh_steps": 2, "scan": "document", "rebuild_every": 100, "max_table_age": 5,
+        },
+    }  # fmt: skip
+    summary = {
+        # the default side's sweep and level keys carry no prefix
+        f"alias_{key}": 0.5, f"alias_{key}_min": 0.25, f"alias_{key}_max": 4.0,
+        f"alias_{key}_seeds": 3, f"alias_{key}_pooled": 1.25,
+        "sweep_speed_ratio_k100": 2.0, "level_gap_sd_k100": -0.125,
+        f"alias_heldout_{key}": None, f"alias_heldout_{key}_seeds": 0,
+        f"alias_m16_frozen_fd_{key}": 3.5, f"alias_m16_frozen_fd_{key}_seeds": 2,
+        "alias_m16_frozen_fd_sweep_speed_ratio_k100": 4.75,
+        "alias_m16_frozen_fd_level_gap_sd_k100": 1.5,
+    }  # fmt: skip
+    (tmp_path / "gaussian_lda_mixing_fake.json").write_text(
+        json.dumps(_mixing_file(sides, summary))
+    )
+    (tmp_path / "pg_gibbs_other.json").write_text(json.dumps({"summary": {"x": 1}}))
+    rows = hook.mixing_rows(tmp_path)
+    assert list(rows) == [100] and len(rows[100]) == 3
+    by_setting = {cells[5]: cells for cells in rows[100]}
+    assert set(by_setting) == {"`2:W`", "`16:F:D`", "`2:K:5`"}
+    default = by_setting["`2:W`"]
+    assert default[:5] == ["`fake`", "synthetic, pca10", "0", "alias-mh, 240 s", "60 + 300"]
+    assert default[6:] == ["2", "0.5 (3/3)", "0.25–4", "1.25", "– (0/3)", "–", "–", "-0.125"]
+    frozen = by_setting["`16:F:D`"]
+    assert frozen[6:10] == ["4.75", "3.5 (2/3)", "–", "–"] and frozen[-1] == "1.5"
+    assert by_setting["`2:K:5`"][6:] == ["–", "– (–/3)", "–", "–", "– (–/3)", "–", "–", "–"]
+
+    page = hook.on_page_markdown(
+        f"before\n{hook.MIXING_PLACEHOLDER}\nafter",
+        page=None,
+        config={"config_file_path": str(tmp_path / "mkdocs.yml")},
+        files=None,
+    )
+    assert page.startswith("before") and hook.MIXING_PLACEHOLDER not in page
+    assert "**K = 100**" not in page  # the hook reads <root>/benchmarks/results
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    (results / "gaussian_lda_mixing_fake.json").write_text(json.dumps(_mixing_file(sides, summary)))
+    page = hook.on_page_markdown(
+        hook.MIXING_PLACEHOLDER, page=None,
+        config={"config_file_path": str(tmp_path / "mkdocs.yml")}, files=None,
+    )  # fmt: skip
+    table = [line for line in page.splitlines() if line.startswith("| `fake`")]
+    assert page.startswith("**K = 100**") and len(table) == 3
+    assert all(line.count(" | ") == hook.MIXING_HEADER.count(" | ") for line in table)
+
+
+def test_mixing_table_has_a_row_for_every_real_run():
+    hook = _hook()
+    rows = hook.mixing_rows(RESULTS)
+    expected = set()
+    for path in RESULTS.glob("gaussian_lda_mixing*.json"):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        for record in result["results"]:
+            for side in record.values():
+                if isinstance(side, dict) and "mh_steps" in side:
+                    run = path.stem.removeprefix("gaussian_lda_mixing_")
+                    expected.add((int(record["K"]), f"`{run}`", hook.mixing_variant(side)))
+    got = {(K, cells[0], cells[5].strip("`")) for K, table in rows.items() for cells in table}
+    assert expected and got == expected
+    text = (DOCS / "gaussian-lda.md").read_text(encoding="utf-8")
+    assert hook.MIXING_PLACEHOLDER in text and "| run | corpus |" not in text
+
+
 def test_mkdocs_build_strict(tmp_path):
     # No skip: `make test` installs the docs extra, so a missing mkdocs is a failure.
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
