@@ -320,3 +320,119 @@ def test_sbc_page_is_generated_from_a_results_file_of_every_sampler() -> None:
         # written by `bayeswe sbc` at a clean commit
         assert record["run"]["commit"] and record["run"]["dirty"] is False
         assert " sbc " in f" {record['run']['command']} "
+
+
+# ------------------------------------------------------- typed numbers and their files
+# A passage of the docs that names a results file (`NAME.json` in benchmarks/results/)
+# types figures read from it. Each number typed in such a passage (a paragraph, or a
+# top-level bullet with its sub-bullets) must be a value of one of the files it names, at
+# the precision it is written: "0.46" matches 0.4580, "267,000" any value within 500 of
+# it, "1.5 %" also a share of 0.015. A number that no file holds (a setting, a year, a
+# constant of the code) is listed in _NOT_FROM_THE_FILE with its reason. Small integers
+# match almost any file, so the test guards mainly the decimals and the large counts.
+# The changelog is history, whose files may since have been rerun, and is not checked.
+_NUMBER = re.compile(
+    r"(?<![\w.-])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,-])\d+(?:\.\d+)?(?![\w])"
+)
+_RESULTS_NAME = re.compile(r"[A-Za-z0-9_]+\.json")
+_MATH = re.compile(r"\\\(.*?\\\)", re.S)
+_NOT_FROM_THE_FILE = {
+    ("docs/sgns.md", "15"): "NUTS's time limit in minutes; the file has --nuts-timeout 900",
+    ("docs/sgns.md", "2013"): "the year of a citation",
+    ("docs/sgns.md", "512"): "bins of the sampler's PG(1, z) table, a constant of the code",
+    ("docs/sgns.md", "24"): "the sampler's switch between two PG methods, a constant of the code",
+}
+
+
+def _passages(text: str) -> list[str]:
+    """Paragraphs and top-level bullets (with their sub-bullets), code blocks dropped."""
+    passages, current = [], []
+    for line in _FENCE.sub("", text).splitlines():
+        starts = line.startswith(("- ", "#", "|")) or not line.strip()
+        if starts and current:
+            passages.append("\n".join(current))
+            current = []
+        if line.strip():
+            current.append(line)
+    if current:
+        passages.append("\n".join(current))
+    return passages
+
+
+def _numbers_of(value, out: list[float]) -> list[float]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _numbers_of(key, out)
+            _numbers_of(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _numbers_of(item, out)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        out.append(float(value))
+    elif isinstance(value, str):
+        out.extend(float(m.replace(",", "")) for m in _NUMBER.findall(value))
+    return out
+
+
+def _half_unit(typed: str) -> float:
+    """Half a unit in the last significant place of a typed number."""
+    digits = typed.replace(",", "")
+    if "." in digits:
+        return 0.5 * 10 ** -len(digits.split(".")[1])
+    zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
+    return 0.5 * 10**zeros
+
+
+def _unbacked_numbers(
+    text: str, page: str, exempt: dict[tuple[str, str], str] = _NOT_FROM_THE_FILE
+) -> list[str]:
+    names = {p.name for p in RESULTS.glob("*.json")}
+    cache: dict[str, list[float]] = {}
+    out = []
+    for passage in _passages(text):
+        files = sorted({n for n in _RESULTS_NAME.findall(passage) if n in names})
+        if not files:
+            continue
+        values = []
+        for name in files:
+            if name not in cache:
+                cache[name] = _numbers_of(json.loads((RESULTS / name).read_text("utf-8")), [])
+            values += cache[name]
+        prose = _MATH.sub(" ", _INLINE_CODE.sub(" ", passage))
+        for typed in _NUMBER.findall(prose):
+            if (page, typed) in exempt:
+                continue
+            x, tol = float(typed.replace(",", "")), _half_unit(typed) * (1 + 1e-9)
+            if not any(abs(v - x) <= tol or abs(100 * v - x) <= tol for v in values):
+                out.append(f"{page}: {typed} not in {', '.join(files)}")
+    return out
+
+
+def test_a_typed_number_off_its_file_is_caught():
+    text = (
+        "- At K = 100 (`gaussian_lda_alias_kernel_hot_k100.json`) the hot sets were 7.0"
+        " (h = 1) and 22.9 after 60 s, and 1.15 % of the tokens lay beyond 0.1."
+    )
+    assert _unbacked_numbers(text, "x.md") == []
+    assert _unbacked_numbers(text.replace("7.0", "7.1"), "x.md") == [
+        "x.md: 7.1 not in gaussian_lda_alias_kernel_hot_k100.json"
+    ]
+    assert _unbacked_numbers(text.replace("22.9", "23"), "x.md") == []  # 22.858 to 2 digits
+    assert _unbacked_numbers(text.replace("22.9", "22.90"), "x.md") != []
+    assert _half_unit("267,000") == 500 and _half_unit("0.46") == 0.005
+
+
+_CHECKED_PAGES = [p for p in _markdown_files() if p.name != "changelog.md"]
+
+
+@pytest.mark.parametrize("path", _CHECKED_PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_numbers_typed_beside_a_results_file_are_in_it(path: Path) -> None:
+    page = str(path.relative_to(REPO))
+    assert _unbacked_numbers(path.read_text(encoding="utf-8"), page) == []
+
+
+def test_every_exempt_number_is_still_needed():
+    for page, typed in _NOT_FROM_THE_FILE:
+        others = {key: why for key, why in _NOT_FROM_THE_FILE.items() if key != (page, typed)}
+        found = _unbacked_numbers((REPO / page).read_text(encoding="utf-8"), page, others)
+        assert any(f": {typed} not in" in line for line in found), (page, typed)
