@@ -159,7 +159,20 @@ def _mixing_file(sides: dict[str, dict], summary: dict) -> dict:
             "shared_start_cpu_s": 240.0,
             "shared_start_method": "alias-mh",
         },
-        "results": [{"K": 100, "seed": seed, "cgs": {"sweeps": 10}, **sides} for seed in (1, 2, 3)],
+        "results": [
+            {
+                "K": 100,
+                "seed": seed,
+                "cgs": {"ess": 10.0 * seed, "window_sweeps": 100},
+                # seed 3's ratio does not count, so its windows are left out of the pooling
+                "alias_ess_per_cpu_s_ratio_vs_cgs": None if seed == 3 else 1.0,
+                **{
+                    name: {**side, "ess": 20.0, "window_sweeps": 400 * seed}
+                    for name, side in sides.items()
+                },
+            }
+            for seed in (1, 2, 3)
+        ],
     }
 
 
@@ -195,10 +208,15 @@ def test_mixing_table_reads_every_side_from_its_file(tmp_path):
     assert set(by_setting) == {"`2:W`", "`16:F:D`", "`2:K:5`"}
     default = by_setting["`2:W`"]
     assert default[:5] == ["`fake`", "synthetic, pca10", "0", "alias-mh, 240 s", "60 + 300"]
-    assert default[6:] == ["2", "0.5 (3/3)", "0.25–4", "1.25", "– (0/3)", "–", "–", "-0.125"]
+    # per sweep, pooled over seeds 1 and 2: (40 / 1200) / (30 / 200)
+    assert default[6:] == [
+        "2", "0.5 (3/3)", "0.25–4", "1.25", "0.2222", "– (0/3)", "–", "–", "-0.125",
+    ]  # fmt: skip
     frozen = by_setting["`16:F:D`"]
-    assert frozen[6:10] == ["4.75", "3.5 (2/3)", "–", "–"] and frozen[-1] == "1.5"
-    assert by_setting["`2:K:5`"][6:] == ["–", "– (–/3)", "–", "–", "– (–/3)", "–", "–", "–"]
+    assert frozen[6:11] == ["4.75", "3.5 (2/3)", "–", "–", "–"] and frozen[-1] == "1.5"
+    assert by_setting["`2:K:5`"][6:] == [
+        "–", "– (–/3)", "–", "–", "–", "– (–/3)", "–", "–", "–",
+    ]  # fmt: skip
 
     page = hook.on_page_markdown(
         f"before\n{hook.MIXING_PLACEHOLDER}\nafter",
