@@ -1,4 +1,5 @@
-"""The examples of README.md and docs/getting-started.md print what the pages show.
+"""The examples of README.md and docs/getting-started.md, and the `bayeswe compare` tables
+of docs/sgns.md and docs/lda.md, are what their code prints.
 
 Each ```python block followed by a ```text block is run as its own Python process, and
 its standard output must equal the text block line by line (trailing spaces aside).
@@ -51,3 +52,51 @@ def test_an_example_prints_what_its_page_shows(code: str, shown: str, tmp_path: 
     )
     assert run.returncode == 0, run.stderr[-4000:]
     assert _lines(run.stdout) == _lines(shown)
+
+
+# The `bayeswe compare` tables of docs/sgns.md and docs/lda.md: every column but the
+# timings (wall seconds and the rates derived from them) must be what the command prints.
+_COMPARE = re.compile(r"This is\s+`(bayeswe compare [^`]+)`[^`]*?```text\n(.*?)```", re.S)
+_TIMED_COLUMNS = {"wall s", "draws/s", "ESS/s"}
+
+
+def _untimed(text: str) -> list[list[str]]:
+    rows, timed = [], []
+    for line in _lines(text):
+        if line.startswith("method "):
+            header = re.split(r"\s{2,}", line.strip())
+            timed = [i for i, name in enumerate(header) if name in _TIMED_COLUMNS]
+            rows.append(header)
+        elif timed and line and not line.startswith("-"):
+            cells = line.replace(" %", "%").split()  # "88.6 %" is one cell
+            rows.append([c for i, c in enumerate(cells) if i not in timed])
+        else:
+            rows.append([line])
+    return rows
+
+
+def _compare_commands() -> list:
+    out = []
+    for name in ("sgns.md", "lda.md"):
+        for command, shown in _COMPARE.findall((REPO / "docs" / name).read_text("utf-8")):
+            out.append(pytest.param(command, shown, id=f"{name}:{command}"))
+    return out
+
+
+def test_both_compare_tables_are_found():
+    assert [p.id for p in _compare_commands()] == [
+        "sgns.md:bayeswe compare sgns --quiet",
+        "lda.md:bayeswe compare lda --methods cgs,cavi,svi,advi,map --quiet",
+    ]
+
+
+@pytest.mark.parametrize(("command", "shown"), _compare_commands())
+def test_a_compare_table_is_what_the_command_prints(
+    command: str, shown: str, tmp_path: Path
+) -> None:
+    argv = [sys.executable, "-m", "bayeswe.cli", *command.split()[1:]]
+    run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+    assert run.returncode == 0, run.stderr[-4000:]
+    printed, page = _untimed(run.stdout), _untimed(shown)
+    assert any(len(row) > 5 for row in page)  # the method rows were parsed
+    assert printed == page
