@@ -279,7 +279,12 @@ def _ratio_cells(summary: dict[str, Any], key: str, n_seeds: int | None) -> list
     counted = summary.get(f"{key}_seeds")
     of = f" ({format_value(counted)}/{n_seeds})" if n_seeds is not None else ""
     low, high = summary.get(f"{key}_min"), summary.get(f"{key}_max")
-    spread = f"{format_value(low)}–{format_value(high)}" if low is not None else "–"
+    if low is None or high is None:
+        spread = "–"
+    elif format_value(low) == format_value(high):
+        spread = format_value(low)  # one seed counted
+    else:
+        spread = f"{format_value(low)}–{format_value(high)}"
     return [format_value(summary.get(key)) + of, spread, format_value(summary.get(f"{key}_pooled"))]
 
 

@@ -194,7 +194,8 @@ def test_mixing_table_reads_every_side_from_its_file(tmp_path):
         f"alias_{key}_seeds": 3, f"alias_{key}_pooled": 1.25,
         "sweep_speed_ratio_k100": 2.0, "level_gap_sd_k100": -0.125,
         f"alias_heldout_{key}": None, f"alias_heldout_{key}_seeds": 0,
-        f"alias_m16_frozen_fd_{key}": 3.5, f"alias_m16_frozen_fd_{key}_seeds": 2,
+        f"alias_m16_frozen_fd_{key}": 3.5, f"alias_m16_frozen_fd_{key}_seeds": 1,
+        f"alias_m16_frozen_fd_{key}_min": 3.5, f"alias_m16_frozen_fd_{key}_max": 3.5,
         "alias_m16_frozen_fd_sweep_speed_ratio_k100": 4.75,
         "alias_m16_frozen_fd_level_gap_sd_k100": 1.5,
     }  # fmt: skip
@@ -213,7 +214,7 @@ def test_mixing_table_reads_every_side_from_its_file(tmp_path):
         "2", "0.5 (3/3)", "0.25–4", "1.25", "0.2222", "– (0/3)", "–", "–", "-0.125",
     ]  # fmt: skip
     frozen = by_setting["`16:F:D`"]
-    assert frozen[6:11] == ["4.75", "3.5 (2/3)", "–", "–", "–"] and frozen[-1] == "1.5"
+    assert frozen[6:11] == ["4.75", "3.5 (1/3)", "3.5", "–", "–"] and frozen[-1] == "1.5"
     assert by_setting["`2:K:5`"][6:] == [
         "–", "– (–/3)", "–", "–", "–", "– (–/3)", "–", "–", "–",
     ]  # fmt: skip
