@@ -256,11 +256,11 @@ def render_results(results_dir: Path, repo_root: Path | None = None) -> str:
     return "\n".join(parts)
 
 
-def mixing_variant(side: dict[str, Any]) -> str:
-    """The ``--variants`` spec of an alias-MH side, from the settings its records hold:
-    ``2:W`` (scan by word), ``16:F`` (frozen tables), ``2:K`` (the paper's scan, tables
-    rebuilt after K uses), ``2:K:5`` (and at age 5), a trailing ``:D`` for the fresh
-    document term."""
+def mixing_variant(side: dict[str, Any], K: int) -> str:
+    """The ``--variants`` spec of an alias-MH side at ``K`` topics, from the settings its
+    records hold: ``2:W`` (scan by word), ``16:F`` (frozen tables), ``2:K`` (the paper's
+    scan, tables rebuilt after K uses; ``2:50`` after 50), ``2:K:5`` (and at age 5), a
+    trailing ``:D`` for the fresh document term."""
     steps = side.get("mh_steps")
     rebuild = side.get("rebuild_every")
     if side.get("scan") == "word" or rebuild == "word":
@@ -268,7 +268,7 @@ def mixing_variant(side: dict[str, Any]) -> str:
     elif rebuild == "frozen":
         spec = f"{steps}:F"
     else:
-        spec = f"{steps}:K"  # the benchmark's document scan rebuilds after K uses
+        spec = f"{steps}:{'K' if rebuild in (None, K) else rebuild}"
         if side.get("max_table_age") is not None:
             spec += f":{side['max_table_age']}"
     return spec + (":D" if side.get("fresh_doc") else "")
@@ -295,7 +295,7 @@ def per_sweep_pooled(records: list[dict[str, Any]], name: str) -> float | None:
     for record in records:
         if record.get(f"{name}_ess_per_cpu_s_ratio_vs_cgs") is None:
             continue
-        for side, (ess, sweeps) in ((s, sums[s]) for s in sums):
+        for side, (ess, sweeps) in sums.items():
             sums[side] = [ess + record[side]["ess"], sweeps + record[side]["window_sweeps"]]
     (ess_a, sweeps_a), (ess_c, sweeps_c) = sums[name], sums["cgs"]
     if not (sweeps_a and sweeps_c and ess_c):
@@ -339,7 +339,7 @@ def mixing_rows(results_dir: Path) -> dict[int, list[list[str]]]:
                     format_value(moves),
                     _start(settings),
                     f"{format_value(burn_in)} + {format_value(window)}",
-                    f"`{mixing_variant(side)}`",
+                    f"`{mixing_variant(side, K)}`",
                     format_value(summary.get(f"{prefix}sweep_speed_ratio_k{K}")),
                     *_ratio_cells(summary, f"{name}_ess_per_cpu_s_ratio_vs_cgs_k{K}", n_seeds),
                     format_value(per_sweep_pooled(records[K], name)),

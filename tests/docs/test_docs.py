@@ -215,6 +215,9 @@ def test_mixing_table_reads_every_side_from_its_file(tmp_path):
     ]  # fmt: skip
     frozen = by_setting["`16:F:D`"]
     assert frozen[6:11] == ["4.75", "3.5 (1/3)", "3.5", "–", "–"] and frozen[-1] == "1.5"
+    assert (
+        hook.mixing_variant({"mh_steps": 4, "scan": "document", "rebuild_every": 50}, 100) == "4:50"
+    )
     assert by_setting["`2:K:5`"][6:] == [
         "–", "– (–/3)", "–", "–", "–", "– (–/3)", "–", "–", "–",
     ]  # fmt: skip
@@ -249,7 +252,8 @@ def test_mixing_table_has_a_row_for_every_real_run():
             for side in record.values():
                 if isinstance(side, dict) and "mh_steps" in side:
                     run = path.stem.removeprefix("gaussian_lda_mixing_")
-                    expected.add((int(record["K"]), f"`{run}`", hook.mixing_variant(side)))
+                    K = int(record["K"])
+                    expected.add((K, f"`{run}`", hook.mixing_variant(side, K)))
     got = {(K, cells[0], cells[5].strip("`")) for K, table in rows.items() for cells in table}
     assert expected and got == expected
     text = (DOCS / "gaussian-lda.md").read_text(encoding="utf-8")
