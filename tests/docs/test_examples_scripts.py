@@ -36,6 +36,15 @@ def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.rstrip("\n").splitlines()]
 
 
+def _printed(script: str) -> list[str]:
+    """The lines ``script`` prints, run from the repository root."""
+    run = subprocess.run(
+        [sys.executable, script], cwd=REPO, capture_output=True, text=True, timeout=1200
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    return _lines(run.stdout)
+
+
 def test_the_pages_show_the_output_of_their_scripts():
     assert sorted(p.id for p in _scripts()) == [
         "fitting.md:schools.py",
@@ -48,24 +57,12 @@ def test_the_pages_show_the_output_of_their_scripts():
 
 @pytest.mark.parametrize(("script", "shown"), _scripts())
 def test_a_script_prints_what_its_page_shows(script: str, shown: str) -> None:
-    run = subprocess.run(
-        [sys.executable, script], cwd=REPO, capture_output=True, text=True, timeout=1200
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    assert _lines(run.stdout) == _lines(shown)
+    assert _printed(script) == _lines(shown)
 
 
 def test_the_identification_table_is_what_its_script_prints() -> None:
     # docs/sgns.md shows this script's output as a table, not in a text block
-    run = subprocess.run(
-        [sys.executable, "docs/examples/identification.py"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    printed = _lines(run.stdout)
+    printed = _printed("docs/examples/identification.py")
     assert len(printed) == 6 and printed[0].startswith("| fixed words |")
     page = _lines((REPO / "docs" / "sgns.md").read_text(encoding="utf-8"))
     start = page.index(printed[0])
