@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from page_output import lines
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", REPO / "docs" / "getting-started.md"]
@@ -28,10 +29,6 @@ def _examples() -> list:
         for i, (code, shown) in enumerate(_EXAMPLE.findall(page.read_text(encoding="utf-8"))):
             out.append(pytest.param(code, shown, id=f"{page.name}-{i}"))
     return out
-
-
-def _lines(text: str) -> list[str]:
-    return [line.rstrip() for line in text.rstrip("\n").splitlines()]
 
 
 def test_the_pages_hold_their_examples():
@@ -51,7 +48,7 @@ def test_an_example_prints_what_its_page_shows(code: str, shown: str, tmp_path: 
         timeout=900,
     )
     assert run.returncode == 0, run.stderr[-4000:]
-    assert _lines(run.stdout) == _lines(shown)
+    assert lines(run.stdout) == lines(shown)
 
 
 # The `bayeswe compare` tables of docs/sgns.md and docs/lda.md: every column but the
@@ -62,7 +59,7 @@ _TIMED_COLUMNS = {"wall s", "draws/s", "ESS/s"}
 
 def _untimed(text: str) -> list[list[str]]:
     rows, timed = [], []
-    for line in _lines(text):
+    for line in lines(text):
         if line.startswith("method "):
             header = re.split(r"\s{2,}", line.strip())
             timed = [i for i, name in enumerate(header) if name in _TIMED_COLUMNS]

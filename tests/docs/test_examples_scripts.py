@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from page_output import lines
 
 REPO = Path(__file__).resolve().parents[2]
 _SHOWN = re.compile(
@@ -32,17 +33,13 @@ def _scripts() -> list:
     return out
 
 
-def _lines(text: str) -> list[str]:
-    return [line.rstrip() for line in text.rstrip("\n").splitlines()]
-
-
 def _printed(script: str) -> list[str]:
     """The lines ``script`` prints, run from the repository root."""
     run = subprocess.run(
         [sys.executable, script], cwd=REPO, capture_output=True, text=True, timeout=1200
     )
     assert run.returncode == 0, run.stderr[-4000:]
-    return _lines(run.stdout)
+    return lines(run.stdout)
 
 
 def test_the_pages_show_the_output_of_their_scripts():
@@ -57,13 +54,13 @@ def test_the_pages_show_the_output_of_their_scripts():
 
 @pytest.mark.parametrize(("script", "shown"), _scripts())
 def test_a_script_prints_what_its_page_shows(script: str, shown: str) -> None:
-    assert _printed(script) == _lines(shown)
+    assert _printed(script) == lines(shown)
 
 
 def test_the_identification_table_is_what_its_script_prints() -> None:
     # docs/sgns.md shows this script's output as a table, not in a text block
     printed = _printed("docs/examples/identification.py")
     assert len(printed) == 6 and printed[0].startswith("| fixed words |")
-    page = _lines((REPO / "docs" / "sgns.md").read_text(encoding="utf-8"))
+    page = lines((REPO / "docs" / "sgns.md").read_text(encoding="utf-8"))
     start = page.index(printed[0])
     assert page[start : start + len(printed)] == printed
