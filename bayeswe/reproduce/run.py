@@ -149,10 +149,15 @@ def reproduce(
         "",
     ]
     if finished_only:
+        unfinished = len(cells) - len(results)
+        rest = (
+            f", and the other {unfinished:,} are reported as not run."
+            if unfinished
+            else ", and none is reported as not run."
+        )
         header += [
             f"**Made from finished cells only** (`--finished-only`): {len(results):,} of the "
-            f"{len(cells):,} selected cells had finished; this run computed none, and the "
-            f"other {len(cells) - len(results):,} are reported as not run.",
+            f"{len(cells):,} selected cells had finished; this run computed none{rest}",
             "",
         ]
     if quick:

@@ -122,15 +122,21 @@ def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
     assert {c["key"]: c["result"] for c in partial["cells"]} == before
     report = (directory / "REPORT.md").read_text()
     assert "4 of the 6 selected cells had finished; this run computed none" in report
-    assert "reported as not run.\n\n**Quick run**" in report
+    assert "and the other 2 are reported as not run.\n\n**Quick run**" in report
     quick_setting = report.split("### K = 2, V = 10")[1].split("###")[0]
     not_run_row = " | ".join(["not run"] * 9)
     assert f"| Laplace (laplace-sparse) | ours | {not_run_row} |" in quick_setting
     assert f"| MFVI (advi) | ours | {not_run_row} |" not in quick_setting
+    # a selection whose cells have all finished reports none as not run
+    assert run_cli([*base, "--only", "method=pg-gibbs,advi"]).code == 0
+    report = (directory / "REPORT.md").read_text()
+    assert "4 of the 4 selected cells had finished; this run computed none, and none is" in report
+    complete = json.loads((directory / "results.json").read_text())
+    assert complete["finished_only"] and complete["cells_selected"] == 4
     # with no finished cell in the selection, it stops before writing anything
     code, out, err = run_cli([*base, "--only", "method=nuts"])
     assert code == 2 and out == "" and "none of the 2 selected cells has finished" in err
-    assert json.loads((directory / "results.json").read_text()) == partial
+    assert json.loads((directory / "results.json").read_text()) == complete
     code, _, err = run_cli([*wider, "--workers", "2"])
     assert code == 2 and "--finished-only runs no cell" in err
 
