@@ -37,15 +37,12 @@ by bayeswe's ``"qr"`` rule (a pivoted QR of the MAP context matrix; condition nu
 2.6-3.5 on ten datasets at ``N = 5,000``) instead; the paper reports that the choice
 of words had no effect (Appendix C). Uniform data keep the paper's ``"last"``.
 
-**Budget.** The paper's grid (9 sizes x 10 datasets x 4 methods) takes about 130
-CPU-minutes for the uniform data (the cell times of ``001-table1``'s full run: about
+**Cost.** The full run is the paper's grid (9 sizes x 10 datasets x 4 methods): about
+130 CPU-minutes for the uniform data (the cell times of ``001-table1``'s full run: about
 13 minutes per dataset, 80 % of it NUTS, most at N = 5,000-20,000) and about 80 for
-Zipf (one dataset timed). The default full run does MAP, MFVI and Gibbs on all 10
-datasets and NUTS on the first :data:`HMC_DATASETS` (3): about 56 minutes on one worker
-for the uniform data and 45 for Zipf. The report counts the datasets of every mean
-and marks the rest not run. Comparisons between methods are paired: made on the
-datasets both methods ran. Raising :data:`HMC_DATASETS` keeps every finished cell (a
-cell's key does not depend on it).
+Zipf (one dataset timed). Comparisons between methods are paired: made on the datasets
+both methods ran (all of them in the full run; ``--only`` or an interrupted run may
+leave some out, and the report counts the datasets of every mean).
 """
 
 from __future__ import annotations
@@ -75,7 +72,6 @@ from bayeswe.reproduce.yrjanainen_table1 import DATA_SEED, SIZES
 
 __all__ = [
     "DATASETS",
-    "HMC_DATASETS",
     "METHODS",
     "PAPER",
     "PAPER_CLAIMS",
@@ -98,8 +94,6 @@ SETTING: tuple[int, int] = (5, 100)
 #: Our method for each of the paper's, in the figure's legend order.
 METHODS: dict[str, str] = {"MAP": "map", "MFVI": "advi", "HMC": "nuts", "Gibbs": "pg-gibbs"}
 DATASETS = 10
-#: NUTS runs on this many datasets in the default full run (the budget, see above).
-HMC_DATASETS = 3
 DRAWS = WARMUP = 1000
 #: The rate the paper's text reports (RMSE_co ≈ O(N^-0.5)) and how far ours may be.
 PAPER_SLOPE = -0.5
@@ -148,7 +142,7 @@ def dataset(distribution: str, K: int, V: int, N: int, index: int) -> tuple[Any,
 
 
 def cells(target: str, distribution: str, quick: bool) -> list[Cell]:
-    """N x dataset x method; NUTS on the first HMC_DATASETS datasets only (the budget).
+    """N x dataset x method, the paper's grid.
 
     Quick: ``K = 2``, ``V = 10``, three sizes, two datasets (NUTS on the first), 200
     draws after 200 warm-up.
@@ -156,7 +150,8 @@ def cells(target: str, distribution: str, quick: bool) -> list[Cell]:
     if quick:
         (K, V), sizes, datasets, hmc, draws = (2, 10), (200, 2_000, 20_000), 2, 1, 200
     else:
-        (K, V), sizes, datasets, hmc, draws = SETTING, SIZES, DATASETS, HMC_DATASETS, DRAWS
+        (K, V), sizes, datasets, draws = SETTING, SIZES, DATASETS, DRAWS
+        hmc = datasets
     common = {"distribution": distribution, "K": K, "V": V, "draws": draws, "warmup": draws}
     return [
         Cell(target, {**common, "N": N, "dataset": d, "method": method})
@@ -418,11 +413,11 @@ def report(
     axes[0][0].set_ylabel("RMSE_co (eq. 12)")
     fig.tight_layout()
     save_figure(fig, out, "rmse.png")
-    anchors = [docstring_section(__doc__, "Anchors under Zipf", "Budget"), ""]
+    anchors = [docstring_section(__doc__, "Anchors under Zipf", "Cost"), ""]
     md = [
         *what_was_run(doc, "Our side"),
         *(anchors if distribution == "zipf" else []),
-        docstring_section(__doc__, "Budget"),
+        docstring_section(__doc__, "Cost"),
         "",
         "",  # two blank lines: the reports have always had them here
         "![RMSE_co against N](rmse.png)",
@@ -432,7 +427,7 @@ def report(
         "The paper's Fig. 2 is a log-log plot without printed values; its text gives the "
         "slope (`paper` rows). Ours: mean `RMSE_co` over the finished datasets (their "
         "number in brackets; the band in the figure is their range). `not run`: cells this "
-        "run did not include (see the module's budget), as the paper marks its unfinished "
+        "run did not include (`--only`, or an interrupted run), as the paper marks its unfinished "
         "runs. `slope`: least-squares slope of log RMSE_co on log N over "
         f"N >= {PAIRS_FOR_SLOPE} V^2.",
         "",
