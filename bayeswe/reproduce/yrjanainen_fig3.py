@@ -33,8 +33,8 @@ datasets. Fig. 3 does not state its draws; its Table 2 runs 1,000 draws after 1,
 warm-up, which would take about 4.6 CPU-hours here: 27.6 CPU-minutes per dataset (one
 cell timed per (K, V, N)), 60 % of it at N = 500,000 and 1,000,000, three quarters of
 that with ``V = 200`` (the sampler's cost grows with the distinct pairs, up to
-``V^2``). We run :data:`DRAWS` (250) draws after as many warm-up sweeps: about 7
-CPU-minutes per dataset, 70 minutes on one worker. It costs little: on four cells,
+``V^2``). We run :data:`DRAWS` (250) draws after as many warm-up sweeps (the report's
+header gives the cells' summed wall time). It costs little: on four cells,
 (K, V, N) = (5, 200, 10^6), (20, 100, 10^4), (10, 200, 10^5) and (5, 100, 2,000), the
 ``RMSE_co`` of 250 draws after 250 (two runs) differed from that of 1,000 after 1,000
 by at most 0.5 %, and the two runs from each other by at most 0.3 %. The report counts

@@ -101,6 +101,7 @@ def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
         assert f"### K = {K}, V = {V}" in report
         assert f"| K = {K}, V = {V}, Laplace | not run | setting not run |" in report
     assert results["cells_reused"] == 0 and "Cells: 4 done, 0 failed" in report
+    assert "by `bayeswe reproduce 001-table1 --quick --only method=pg-gibbs,advi` (seed" in report
     cells_wall = sum(c["wall_s"] for c in results["cells"])
     assert results["cells_wall_s"] == pytest.approx(cells_wall, abs=1e-3)
     # a second run reuses every finished cell, and its report says so
@@ -131,6 +132,9 @@ def test_yrjanainen_table1_quick_subset(run_cli, tmp_path: Path) -> None:
     assert run_cli([*base, "--only", "method=pg-gibbs,advi"]).code == 0
     report = (directory / "REPORT.md").read_text()
     assert "4 of the 4 selected cells had finished; this run computed none, and none is" in report
+    assert "`bayeswe reproduce 001-table1 --quick --only method=pg-gibbs,advi --finished-only`" in (
+        report
+    )
     complete = json.loads((directory / "results.json").read_text())
     assert complete["finished_only"] and complete["cells_selected"] == 4
     # with no finished cell in the selection, it stops before writing anything
