@@ -27,7 +27,12 @@ about ``--heldout-points`` (default 150) evenly spaced CPU times of each sampler
 the held-out tokens are scored under the current state: the mean over them of
 ``log sum_k theta_dk t_k(v)`` with ``theta_dk = (n_dk + alpha_k) / (n_d + sum alpha)``
 and ``t_k`` the topic's t density of eq. (1)
-(:func:`bayeswe.kernels.glda.completion_log_density`). Scoring is off the clock.
+(:func:`bayeswe.kernels.glda.completion_log_density`). Scoring is off the clock. Both
+sides are scored at the same CPU times, so a side's held-out ESS cannot much exceed the
+number of scores in its window: where the faster side's scores are nearly independent
+at that spacing, its held-out ratio is capped at about that number over cgs's ESS,
+whatever its mixing. Raise ``--heldout-points`` until cgs's held-out trace is scored
+about once per sweep (its cost is wall time only).
 
 **Alias-MH settings.** ``--variants STEPS:REBUILD[:AGE],...`` runs alias-MH once per
 setting (``mh_steps``; a word's table rebuilt after ``rebuild_every`` uses, ``K`` for K
