@@ -322,7 +322,7 @@ def kernel_run(
     problem, _, _ = mixing._split_heldout(problem, mixing.HELDOUT_EVERY)
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
     step(problem, copy.deepcopy(base), method="alias-mh")  # compile
-    state, start_sweeps, _ = mixing.advance_shared_start(
+    state, start_sweeps, _, _ = mixing.advance_shared_start(
         problem, base, seed, shared_start, "alias-mh"
     )
     chosen = np.random.default_rng(seed).choice(

