@@ -308,7 +308,12 @@ def _start(settings: dict[str, Any]) -> str:
     if not seconds:
         return "k-means"
     method = settings.get("shared_start_method") or "cgs"
-    return f"{method}, {format_value(float(seconds))} s"
+    text = f"{method}, {format_value(float(seconds))} s"
+    # files before --shared-start-type-moves made the start with the windows' block moves
+    moves = settings.get("shared_start_type_moves")
+    if moves is not None and moves != (settings.get("type_moves") or 0):
+        text += f", {format_value(moves)} block-move pass{'es' if moves != 1 else ''}"
+    return text
 
 
 def mixing_rows(results_dir: Path) -> dict[int, list[list[str]]]:

@@ -218,6 +218,14 @@ def test_mixing_table_reads_every_side_from_its_file(tmp_path):
     assert (
         hook.mixing_variant({"mh_steps": 4, "scan": "document", "rebuild_every": 50}, 100) == "4:50"
     )
+    # a start made with block moves that the windows leave out says so
+    start_moves = _mixing_file(sides, summary)
+    start_moves["settings"].update(shared_start_type_moves=1, type_moves=0)
+    (tmp_path / "gaussian_lda_mixing_fake.json").write_text(json.dumps(start_moves))
+    assert hook.mixing_rows(tmp_path)[100][0][3] == "alias-mh, 240 s, 1 block-move pass"
+    start_moves["settings"].update(shared_start_type_moves=2, type_moves=2)
+    (tmp_path / "gaussian_lda_mixing_fake.json").write_text(json.dumps(start_moves))
+    assert hook.mixing_rows(tmp_path)[100][0][3] == "alias-mh, 240 s"
     assert by_setting["`2:K:5`"][6:] == [
         "–", "– (–/3)", "–", "–", "–", "– (–/3)", "–", "–", "–",
     ]  # fmt: skip
