@@ -67,8 +67,8 @@ side's clock. Default 0: single-token moves only, the paper's samplers.
   the topic assignments are kept; counts and factors are recomputed from them.
   ``--shared-start-type-moves N``: the start is made with N passes of block moves per
   sweep (they take it far higher in the same CPU time), while the windows keep
-  ``--type-moves``; single-token chains from such a start sit in its mode instead of
-  climbing through the window.
+  ``--type-moves``, so that single-token chains start nearer the level they would
+  reach; they may still climb from it.
 * Same clock and budget: CPU seconds of the sampling thread (``time.thread_time``; the
   kernels are single-threaded). Each sampler runs ``burn-in + window`` CPU seconds
   (defaults per K in :data:`BUDGETS`: 30+60, 90+180 and 120+240 s for K = 20, 100, 500;
