@@ -800,6 +800,8 @@ def run(
 ) -> dict[str, Any]:
     """Every (K, seed) cell, in ``jobs`` processes; the summary over seeds."""
     cells = [(K, seed) for K in topics for seed in range(1, seeds + 1)]
+    if shared_start_type_moves is None:
+        shared_start_type_moves = type_moves
     extra = (
         tuple(variants), heldout_every, heldout_points, dims, shared_start, min_count, type_moves,
         synthetic_words, shared_start_method, shared_start_type_moves,
@@ -847,13 +849,7 @@ def run(
             f"init='kmeans', seed) in {shared_start:g} CPU s, untimed; one copy per sampler",
             "shared_start_cpu_s": shared_start,
             "shared_start_method": shared_start_method,
-            "shared_start_type_moves": (
-                None
-                if not shared_start
-                else type_moves
-                if shared_start_type_moves is None
-                else shared_start_type_moves
-            ),
+            "shared_start_type_moves": shared_start_type_moves if shared_start else None,
             "type_moves": type_moves,
             "clock": "time.thread_time of the sampling thread; compile sweeps and held-out "
             "scoring untimed",
