@@ -291,7 +291,8 @@ def merge_rounding_ties(trace: np.ndarray, rtol: float = TIE_RTOL) -> np.ndarray
 
     The log joint and the held-out score are computed from topic factors kept by rank-one
     Cholesky updates, so a state the chain comes back to gets a value that differs from
-    the last visit's by rounding (about 1e-9 nats after 10^4 sweeps at K = 100). A chain
+    the last visit's by rounding (up to 2e-10 nats among the revisits of 37,638 sweeps of
+    the scan by word at K = 100 on ``lee[:300]``, min count 10). A chain
     that moves a token or two per sweep spends most sweeps in a few states; ranked, the
     rounding differences order each state's visits by time, and the rank-normalized
     ESS and split-R-hat read a slow trend that the chain does not have.
