@@ -174,9 +174,6 @@ MIN_COUNT = 2
 SYNTHETIC_WORDS = 3000
 #: Batches of :func:`batch_means_tau`.
 TAU_BATCHES = 20
-#: Values of a trace closer than this share of its largest magnitude are one value to
-#: the ESS and split-R-hat (:func:`merge_rounding_ties`).
-TIE_RTOL = 1e-10
 #: A window whose split-R-hat is below this counts as at a plateau.
 RHAT_PLATEAU = 1.1
 #: An ESS ratio also needs the two windows at one level: their means at most this many
@@ -266,7 +263,6 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
         out.update(ess=None, ess_per_cpu_s=None, rhat=None, window_cpu_s=cpu, frozen=True)
         out.update(window_start_cpu_s=start, window_mean=float(lp.mean()), window_sd=0.0)
         return out
-    lp = merge_rounding_ties(lp)
     ess = float(az.ess(lp[None, :], method="bulk"))
     half = lp[: len(lp) // 2]
     out.update(
@@ -283,30 +279,6 @@ def _trace_stats(trace: list[tuple[float, float]], burn: float, total: float) ->
         window_sd=float(lp.std(ddof=1)),
     )
     return out
-
-
-def merge_rounding_ties(trace: np.ndarray, rtol: float = TIE_RTOL) -> np.ndarray:
-    """``trace`` with values closer than ``rtol`` times its largest magnitude made equal:
-    each run of sorted values with gaps at most that small takes its smallest value.
-
-    The log joint and the held-out score are computed from topic factors kept by rank-one
-    Cholesky updates, so a state the chain comes back to gets a value that differs from
-    the last visit's by rounding (up to 2e-10 nats among the revisits of 37,638 sweeps of
-    the scan by word at K = 100 on ``lee[:300]``, min count 10). A chain
-    that moves a token or two per sweep spends most sweeps in a few states; ranked, the
-    rounding differences order each state's visits by time, and the rank-normalized
-    ESS and split-R-hat read a slow trend that the chain does not have.
-    """
-    x = np.asarray(trace, dtype=float)
-    if x.size < 2:
-        return x.copy()
-    tol = rtol * float(np.abs(x).max())
-    order = np.argsort(x, kind="stable")
-    ranked = x[order]
-    starts = np.concatenate(([True], np.diff(ranked) > tol))
-    merged = np.empty_like(x)
-    merged[order] = ranked[starts][np.cumsum(starts) - 1]
-    return merged
 
 
 def batch_means_tau(trace: np.ndarray, batches: int = TAU_BATCHES) -> float | None:
@@ -462,7 +434,7 @@ def _run_side(
     import time
 
     from bayeswe.kernels import glda as kern
-    from bayeswe.samplers.gaussian_lda import step
+    from bayeswe.samplers.gaussian_lda import init_state, step
 
     t0 = time.thread_time()
     off = 0.0  # CPU seconds spent scoring, not sampling
@@ -477,12 +449,13 @@ def _run_side(
         changed.append(info.changed)
         if heldout is not None and now >= next_eval:
             e0 = time.thread_time()
-            # the t constants are recomputed from the factors, as the next sweep does first
-            kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
-                               state.tscale, state.texp)  # fmt: skip
+            # scored from factors made from z alone, as the sampler's lp is: a state the
+            # chain revisits gets the same score to the bit, not the carried factors'
+            # path-dependent rounding (which ranks a dominant state's visits by time)
+            fresh = init_state(problem, seed=0, z=state.z)
             score = kern.completion_log_density(
-                heldout[0], heldout[1], problem.emb, state.n_dk, problem.alpha, state.mu,
-                state.R, state.invd, state.tconst, state.tscale, state.texp,
+                heldout[0], heldout[1], problem.emb, fresh.n_dk, problem.alpha, fresh.mu,
+                fresh.R, fresh.invd, fresh.tconst, fresh.tscale, fresh.texp,
             )  # fmt: skip
             held_trace.append((now, float(score) / heldout[0].size))
             next_eval = now + eval_every
@@ -694,7 +667,7 @@ def _equal_sweeps_ratio(
     n = cgs.get("window_sweeps", 0)
     if not cgs.get("ess_per_cpu_s") or other.get("ess") is None or other["window_sweeps"] < n:
         return None
-    lp = merge_rounding_ties(np.array([v for t, v in trace if t > burn][:n]))
+    lp = np.array([v for t, v in trace if t > burn][:n])
     if np.ptp(lp) <= 0.0:
         return None
     per_sweep = float(az.ess(lp[None, :], method="bulk")) / n
@@ -881,11 +854,8 @@ def run(
             "type_moves": type_moves,
             "clock": "time.thread_time of the sampling thread; compile sweeps and held-out "
             "scoring untimed",
-            "ess": (
-                "arviz bulk ESS of the trace inside the window / window CPU seconds; values"
-                f" within {TIE_RTOL:g} of the trace's largest magnitude merged first"
-                " (rounding between revisits of one state)"
-            ),
+            "ess": "arviz bulk ESS of the trace inside the window / window CPU seconds; lp"
+            " and held-out scores are functions of the state (exact ties on revisits)",
             "plateau": "cgs's window mean minus one sd of it (lp; held-out per token)",
             "moved_per_sweep": "mean over the window's sweeps of the share of training "
             "tokens whose topic changed",

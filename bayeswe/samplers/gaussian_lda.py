@@ -570,14 +570,26 @@ def lp(problem: GLDAProblem, state: GLDAState) -> float:
     """``log p(z, v)`` of ``state``'s topic assignments, theta, mu and Sigma integrated out.
 
     The ``lp`` that :func:`step` reports and ``sample_stats`` holds (see the module
-    docstring).
+    docstring). It is computed from ``z`` alone
+    (:func:`bayeswe.kernels.glda.topic_logdets`), not from the chain's rank-one-updated
+    factors, so a state gets the same value, to the bit, however the chain reached it:
+    a chain that revisits a few states gets exact ties, as the rank-normalized ESS and
+    R-hat assume.
     """
+    counts = np.empty(problem.K, dtype=np.int64)
+    logdets = np.empty(problem.K)
+    if not kern.topic_logdets(
+        state.z, problem.word_order, problem.word_start, problem.emb, problem.mu0,
+        problem.kappa0, problem.Psi0, counts, logdets,
+    ):  # fmt: skip
+        # rounding made a factor from scratch fail where the carried one holds
+        logdets = np.where(np.isfinite(logdets), logdets, state.logdet)
     return float(
         kern.log_joint(
             state.n_dk,
             problem.alpha,
-            state.counts_k,
-            state.R,
+            counts,
+            logdets,
             problem.kappa0,
             problem.nu0,
             problem.logdet_psi0,

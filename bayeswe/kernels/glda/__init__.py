@@ -41,6 +41,7 @@ from bayeswe.kernels.glda.common import (
     log_t,
     rand_uniform,
     resync_topics,
+    topic_logdets,
     topic_move,
 )
 from bayeswe.kernels.glda.heldout import completion_log_density, sweep_fixed
@@ -70,6 +71,7 @@ __all__ = [
     "sweep_cgs_precision",
     "sweep_fixed",
     "sweep_naive",
+    "topic_logdets",
     "topic_minor",
     "topic_move",
     "topic_move_precision",

@@ -8,7 +8,8 @@ eq. (4), the topic state from scratch (eq. 2/3, :func:`init_topics`,
 joint. Used by :mod:`.cgs` (``method="cgs"``), :mod:`.alias` (``"alias-mh"``),
 :mod:`.precision` (its moves wrap :func:`topic_move`), :mod:`.naive` and
 :mod:`.heldout`; the driver (:mod:`bayeswe.samplers.gaussian_lda`) calls
-:func:`init_topics`, :func:`resync_topics` and :func:`log_joint` directly.
+:func:`init_topics`, :func:`resync_topics`, :func:`topic_logdets` and :func:`log_joint`
+directly.
 
 Notation (paper section 3-4): ``D`` is the embedding dimension (the paper's
 ``M``), ``K`` topics, tokens ``i`` with document ``doc[i]``, word type ``word[i]``
@@ -437,17 +438,89 @@ def _sample_log(logw: np.ndarray, n: int, u: float) -> int:
 
 
 @njit(cache=True)
+def topic_logdets(
+    z: np.ndarray,
+    word_order: np.ndarray,
+    word_start: np.ndarray,
+    emb: np.ndarray,
+    mu0: np.ndarray,
+    kappa0: float,
+    Psi0: np.ndarray,
+    counts_k: np.ndarray,
+    logdet_k: np.ndarray,
+) -> bool:
+    """``N_k`` and ``log|Psi_k|`` of every topic (eq. 3) from ``z`` alone, into
+    ``counts_k`` and ``logdet_k``; False if some ``Psi_k`` is not positive definite.
+
+    The factors a chain carries are kept by rank-one updates, so their rounding depends
+    on the path to a state: a state visited twice gets two log joints that differ in
+    the last digits. Here the sums run in a fixed order (word types in turn, each
+    word's topics in the order its tokens first meet them), so equal ``z`` give equal
+    bits, and a chain's repeated states give exactly tied ``lp`` values, which
+    rank-based diagnostics (bulk ESS, split-R-hat) need. Each word adds its
+    vector once per topic, scaled by its count there: ``O(V + N + nnz D^2 + K D^3)``.
+    """
+    K = counts_k.shape[0]
+    D = emb.shape[1]
+    V = word_start.shape[0] - 1
+    sums = np.zeros((K, D))
+    scatter = np.zeros((K, D, D))  # lower triangles of sum x x'
+    per_topic = np.zeros(K, dtype=np.int64)
+    touched = np.empty(K, dtype=np.int64)
+    counts_k[:] = 0
+    for w in range(V):
+        n_touched = 0
+        for p in range(word_start[w], word_start[w + 1]):
+            k = z[word_order[p]]
+            if per_topic[k] == 0:
+                touched[n_touched] = k
+                n_touched += 1
+            per_topic[k] += 1
+        x = emb[w]
+        for j in range(n_touched):
+            k = touched[j]
+            c = per_topic[k]
+            per_topic[k] = 0
+            counts_k[k] += c
+            for a in range(D):
+                cx = c * x[a]
+                sums[k, a] += cx
+                for b in range(a + 1):
+                    scatter[k, a, b] += cx * x[b]
+    mu = np.empty(D)
+    psi = np.empty((D, D))
+    low = np.zeros((D, D))
+    ok = True
+    for k in range(K):
+        kap = kappa0 + counts_k[k]
+        for a in range(D):
+            mu[a] = (kappa0 * mu0[a] + sums[k, a]) / kap
+        for a in range(D):
+            for b in range(a + 1):
+                v = Psi0[a, b] + scatter[k, a, b] + kappa0 * mu0[a] * mu0[b] - kap * mu[a] * mu[b]
+                psi[a, b] = v
+                psi[b, a] = v
+        if chol_factor(psi, low):
+            logdet_k[k] = _logdet(low)
+        else:
+            logdet_k[k] = np.nan
+            ok = False
+    return ok
+
+
+@njit(cache=True)
 def log_joint(
     n_dk: np.ndarray,
     alpha: np.ndarray,
     counts_k: np.ndarray,
-    R: np.ndarray,
+    logdet_k: np.ndarray,
     kappa0: float,
     nu0: float,
     logdet_psi0: float,
     D: int,
 ) -> float:
-    """``log p(z, v)`` with theta, mu and Sigma integrated out.
+    """``log p(z, v)`` with theta, mu and Sigma integrated out, from the topics' token
+    counts and ``log|Psi_k|`` (``logdet_k``, e.g. from :func:`topic_logdets`).
 
     Dirichlet-multinomial per document plus, per topic, the Normal-inverse-Wishart
     marginal likelihood (Murphy 2012, eq. 4.213 / the paper's ref.):
@@ -456,10 +529,8 @@ def log_joint(
     """
     n_docs, K = n_dk.shape
     sa = 0.0
-    lga = 0.0
     for k in range(K):
         sa += alpha[k]
-        lga += math.lgamma(alpha[k])
     out = 0.0
     for d in range(n_docs):
         nd = 0
@@ -476,6 +547,6 @@ def log_joint(
         out += -0.5 * n * D * _LOG_PI
         for j in range(D):
             out += math.lgamma(0.5 * (nuk - j)) - math.lgamma(0.5 * (nu0 - j))
-        out += 0.5 * nu0 * logdet_psi0 - 0.5 * nuk * _logdet(R[k])
+        out += 0.5 * nu0 * logdet_psi0 - 0.5 * nuk * logdet_k[k]
         out += 0.5 * D * (math.log(kappa0) - math.log(kapk))
     return out
