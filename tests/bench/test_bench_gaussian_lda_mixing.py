@@ -444,24 +444,11 @@ def test_heldout_score_is_a_function_of_the_state() -> None:
 
     def score(s) -> float:
         kern.resync_topics(s.kappa_k, s.nu_k, s.R, s.logdet, s.tconst, s.tscale, s.texp)
-        return (
-            float(
-                kern.completion_log_density(
-                    held_doc,
-                    held_word,
-                    problem.emb,
-                    s.n_dk,
-                    problem.alpha,
-                    s.mu,
-                    s.R,
-                    s.invd,
-                    s.tconst,
-                    s.tscale,
-                    s.texp,
-                )  # fmt: skip
-            )
-            / held_doc.size
-        )
+        total = kern.completion_log_density(
+            held_doc, held_word, problem.emb, s.n_dk, problem.alpha, s.mu, s.R, s.invd,
+            s.tconst, s.tscale, s.texp,
+        )  # fmt: skip
+        return float(total) / held_doc.size
 
     fresh = init_state(problem, seed=0, z=state.z)
     assert held_trace[-1][1] == score(fresh)
