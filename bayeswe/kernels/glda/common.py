@@ -323,6 +323,32 @@ def move_copies(
 
 
 @njit(cache=True)
+def _psi_from_sums(
+    n: int,
+    sums: np.ndarray,
+    scatter: np.ndarray,
+    mu0: np.ndarray,
+    kappa0: float,
+    Psi0: np.ndarray,
+    mu: np.ndarray,
+    psi: np.ndarray,
+) -> None:
+    """One topic's ``mu_k`` and ``Psi_k`` (eq. 2/3) from its token count ``n``, vector
+    sum and the lower triangle of ``sum x x'`` (``scatter``), into ``mu`` and ``psi``
+    (symmetric); ``psi`` may be ``scatter`` itself, as only its lower triangle is read
+    before being written."""
+    D = mu0.shape[0]
+    kap = kappa0 + n
+    for a in range(D):
+        mu[a] = (kappa0 * mu0[a] + sums[a]) / kap
+    for a in range(D):
+        for b in range(a + 1):
+            v = Psi0[a, b] + scatter[a, b] + kappa0 * mu0[a] * mu0[b] - kap * mu[a] * mu[b]
+            psi[a, b] = v
+            psi[b, a] = v
+
+
+@njit(cache=True)
 def init_topics(
     tok_word: np.ndarray,
     z: np.ndarray,
@@ -367,17 +393,10 @@ def init_topics(
     ok = True
     low = np.zeros((D, D))
     for k in range(K):
-        kap = kappa0 + counts_k[k]
-        kappa_k[k] = kap
+        kappa_k[k] = kappa0 + counts_k[k]
         nu_k[k] = nu0 + counts_k[k]
-        for a in range(D):
-            mu[k, a] = (kappa0 * mu0[a] + sums[k, a]) / kap
         S = scatter[k]
-        for a in range(D):
-            for b in range(a + 1):
-                v = Psi0[a, b] + S[a, b] + kappa0 * mu0[a] * mu0[b] - kap * mu[k, a] * mu[k, b]
-                S[a, b] = v
-                S[b, a] = v
+        _psi_from_sums(counts_k[k], sums[k], S, mu0, kappa0, Psi0, mu[k], S)
         if not chol_factor(S, low):
             ok = False
         logdet[k] = _logdet(low)
@@ -492,14 +511,7 @@ def topic_logdets(
     low = np.zeros((D, D))
     ok = True
     for k in range(K):
-        kap = kappa0 + counts_k[k]
-        for a in range(D):
-            mu[a] = (kappa0 * mu0[a] + sums[k, a]) / kap
-        for a in range(D):
-            for b in range(a + 1):
-                v = Psi0[a, b] + scatter[k, a, b] + kappa0 * mu0[a] * mu0[b] - kap * mu[a] * mu[b]
-                psi[a, b] = v
-                psi[b, a] = v
+        _psi_from_sums(counts_k[k], sums[k], scatter[k], mu0, kappa0, Psi0, mu, psi)
         if chol_factor(psi, low):
             logdet_k[k] = _logdet(low)
         else:
