@@ -53,13 +53,24 @@ def predictive_log_density(
     and ``topic_tokens`` is ``N_k``, which give back ``Psi_k``, ``kappa_k``, ``nu_k``
     and so the multivariate t of eq. (1).
     """
+    topics = _topic_posterior(idata, chain, draw)
+    emb = _check_embeddings(embeddings, topics["mu"].shape[1])
+    return niw_predictive_log_density(
+        emb, topics["mu"], topics["psi"], topics["kappa_k"], topics["nu_k"]
+    )
+
+
+def _topic_posterior(idata: az.InferenceData, chain: int, draw: int) -> dict[str, np.ndarray]:
+    """Each topic's normal-inverse-Wishart posterior (eq. 2) at one saved sweep:
+    ``mu (K, D)``, ``psi (K, D, D)``, ``kappa_k``, ``nu_k`` and ``alpha`` (K,)."""
     p = _draw(idata, chain, draw)
-    emb = _check_embeddings(embeddings, p["mu"].shape[1])
-    D = emb.shape[1]
+    D = p["mu"].shape[1]
     kap = p["kappa"] + p["N"]
     nuk = p["nu"] + p["N"]
+    # Sigma is saved as Psi_k / (nu_k - D - 1), or / (nu_k + D + 1) where that is <= 0
     denom = np.where(nuk - D - 1.0 > 0, nuk - D - 1.0, nuk + D + 1.0)
-    return niw_predictive_log_density(emb, p["mu"], p["Sigma"] * denom[:, None, None], kap, nuk)
+    psi = p["Sigma"] * denom[:, None, None]
+    return {"mu": p["mu"], "psi": psi, "kappa_k": kap, "nu_k": nuk, "alpha": p["alpha"]}
 
 
 #: Floats of the offsets held at once by :func:`niw_predictive_log_density`.
@@ -190,13 +201,25 @@ def infer_theta(
     burn_in: int = 50,
     chain: int = 0,
     draw: int = -1,
+    batch_size: int | None = None,
 ) -> xr.DataArray:
-    """Topic proportions of new documents with the learned topics fixed (section 5.2).
+    """Topic proportions of new documents (section 5.2), with the learned topics fixed
+    or updated by each batch of new documents.
 
     The new documents may contain words never seen in training: only their
-    embeddings matter. Topics are fixed at the saved state of one sweep (``chain``,
-    ``draw``) with their posterior-predictive t densities (eq. 1); the held-out
-    tokens' topics are Gibbs-sampled with ``theta`` integrated out ("G-LDA (fix)").
+    embeddings matter. The topics start from the saved state of one sweep
+    (``chain``, ``draw``) and the new tokens' topics are Gibbs-sampled with ``theta``
+    integrated out.
+
+    * ``batch_size=None``: the topics stay fixed, with their posterior-predictive t
+      densities (eq. 1) given the training tokens ("G-LDA (fix)" of Table 2).
+    * ``batch_size=b``: the paper's online version (section 5.2, after Yao et al.
+      2009, "G-LDA (b)"). The documents, in order, come in batches of ``b``, and each
+      batch is inferred on its own, "also sampling for the topic parameter": its
+      tokens' densities are those of eq. (1) given the training tokens *and* the
+      batch's other tokens (the training posterior of eq. (2) is the prior of the
+      batch, so the exact collapsed Gibbs sweep of ``method="cgs"`` with its rank-1
+      moves of eq. (4) applies). No batch sees another's tokens.
 
     Parameters
     ----------
@@ -210,6 +233,9 @@ def infer_theta(
         Seed of the Gibbs sampler.
     sweeps, burn_in
         Sweeps after burn-in whose ``E[theta_d | z]`` are averaged, and sweeps before.
+    batch_size
+        ``None`` for fixed topics; else the documents per batch of the online version.
+        Batch ``j`` draws from its own stream, ``SeedSequence(seed).spawn(n_batches)[j]``.
 
     Returns
     -------
@@ -224,9 +250,23 @@ def infer_theta(
             f"dimension mismatch: {np.shape(embeddings)[0] if embeddings is not None else 0} "
             f"embedding rows for a vocabulary of {new_corpus.n_words} words"
         )
-    for name, value, low in (("sweeps", sweeps, 1), ("burn_in", burn_in, 0)):
+    checks = [("sweeps", sweeps, 1), ("burn_in", burn_in, 0)]
+    if batch_size is not None:
+        checks.append(("batch_size", batch_size, 1))
+    for name, value, low in checks:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if batch_size is not None:
+        theta = _infer_theta_online(
+            _topic_posterior(idata, chain, draw),
+            new_corpus,
+            _check_embeddings(embeddings, _draw(idata, chain, draw)["mu"].shape[1]),
+            seed=seed,
+            sweeps=sweeps,
+            burn_in=burn_in,
+            batch_size=int(batch_size),
+        )
+        return _theta_array(theta, new_corpus)
     alpha = _draw(idata, chain, draw)["alpha"]
     loglik = predictive_log_density(idata, embeddings, chain=chain, draw=draw)
     K = alpha.size
@@ -247,9 +287,79 @@ def infer_theta(
         if t >= burn_in:
             theta += (n_dk + alpha) / (n_d + alpha.sum())
     theta /= sweeps
+    return _theta_array(theta, new_corpus)
+
+
+def _theta_array(theta: np.ndarray, corpus: BagOfWords) -> xr.DataArray:
     return xr.DataArray(
         theta,
         dims=("doc", "topic"),
-        coords={"doc": list(new_corpus.doc_ids), "topic": list(range(K))},
+        coords={"doc": list(corpus.doc_ids), "topic": list(range(theta.shape[1]))},
         name="theta",
     )
+
+
+def _infer_theta_online(
+    topics: dict[str, np.ndarray],
+    corpus: BagOfWords,
+    emb: np.ndarray,
+    *,
+    seed: int,
+    sweeps: int,
+    burn_in: int,
+    batch_size: int,
+) -> np.ndarray:
+    """``(doc, topic)`` mean ``E[theta_d | z]`` of the online version, batch by batch."""
+    from bayeswe.samplers.gaussian_lda import GLDAState, _precision_cache
+
+    alpha = topics["alpha"]
+    K, D = topics["mu"].shape
+    try:
+        L = np.linalg.cholesky(topics["psi"])
+    except np.linalg.LinAlgError:
+        raise GaussianLDADataError(
+            "a topic's scatter matrix Psi_k is not positive definite"
+        ) from None
+    R0 = np.ascontiguousarray(np.swapaxes(L, 1, 2))  # upper factors, Psi_k = R_k' R_k
+    doc, word = corpus.tokens()
+    doc = np.ascontiguousarray(doc, dtype=np.int32)
+    word = np.ascontiguousarray(word, dtype=np.int32)
+    n_docs = corpus.n_docs
+    starts = list(range(0, n_docs, batch_size))
+    streams = np.random.SeedSequence(int(seed)).spawn(len(starts))
+    theta = np.zeros((n_docs, K))
+    lengths = corpus.doc_lengths.astype(np.float64)
+    work = np.empty(3 * D + 2 * K)
+    for lo, stream in zip(starts, streams, strict=True):
+        hi = min(lo + batch_size, n_docs)
+        # tokens are in document order, so a batch's tokens are one slice
+        first, last = np.searchsorted(doc, [lo, hi])
+        tok_doc = np.ascontiguousarray(doc[first:last] - lo)
+        tok_word = np.ascontiguousarray(word[first:last])
+        init_ss, kern_ss = stream.spawn(2)
+        z = np.random.default_rng(init_ss).integers(0, K, size=tok_doc.size).astype(np.int32)
+        n_dk = np.zeros((hi - lo, K), dtype=np.int32)
+        np.add.at(n_dk, (tok_doc, z), 1)
+        R = R0.copy()
+        state = GLDAState(
+            z, n_dk, topics["mu"].copy(), R, 1.0 / np.diagonal(R, axis1=1, axis2=2).copy(),
+            np.zeros(K), topics["kappa_k"].astype(np.float64), topics["nu_k"].astype(np.float64),
+            np.zeros(K), np.zeros(K), np.zeros(K),
+            kern_ss.generate_state(1, dtype=np.uint64).astype(np.uint64),
+        )  # fmt: skip
+        topic_args = (state.mu, state.R, state.invd, state.logdet, state.kappa_k, state.nu_k,
+                      state.tconst, state.tscale, state.texp)  # fmt: skip
+        kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
+                           state.tscale, state.texp)  # fmt: skip
+        for i in range(tok_doc.size):  # the batch's tokens join their start topics (eq. 4)
+            kern.topic_move(int(z[i]), emb[tok_word[i]], 1.0, *topic_args, work)
+        for t in range(burn_in + sweeps):
+            kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
+                               state.tscale, state.texp)  # fmt: skip
+            kern.sweep_cgs_precision(
+                tok_doc, tok_word, z, emb, alpha, n_dk, *topic_args, state.rng, work, 0,
+                tok_doc.size, *_precision_cache(state),
+            )  # fmt: skip
+            if t >= burn_in:
+                theta[lo:hi] += (n_dk + alpha) / (lengths[lo:hi, None] + alpha.sum())
+    return theta / sweeps

@@ -36,7 +36,7 @@ documents, chosen without looking at their embeddings, so the test neither favou
 nor handicaps Gaussian LDA beyond what the paper's synonyms did. Baseline in place of
 infvoc: LDA, whose fixed vocabulary must drop the unseen words (the paper's point
 about "traditional topic models"); it is not an open-vocabulary model, so its row is
-a stand-in, and the online rows are not run (bayeswe has no online Gaussian LDA).
+a stand-in.
 
 **Our side.** ``K = 50`` for both models, fitted on each fold's training documents.
 Gaussian LDA: ``cgs``, k-means start, 100 sweeps, priors of
@@ -46,7 +46,17 @@ sweep; 100 Gibbs sweeps after 50; the test documents' unseen words scored throug
 their GloVe vectors). LDA: ``cgs``, ``alpha = 0.1``, ``beta = 0.01``, 500 sweeps;
 features by fold-in Gibbs with ``phi`` of the final sweep fixed
 (:func:`bayeswe.kernels.lda_cgs.fold_in`, the same sweeps), unseen words dropped.
-Classifier: scikit-learn's multinomial logistic regression (L2, ``C = 1``) on the
+*Online rows* (*G-LDA (b)*): the paper's online version, "following (Yao et al., 2009)
+... we input the test documents in batches and do inference on those batches
+independently also sampling for the topic parameter": ``infer_theta(...,
+batch_size=b)``, where each batch's tokens are Gibbs-sampled with every topic's
+normal-inverse-Wishart posterior updated by the batch's own tokens (the final sweep's
+training posterior as the batch's prior), the same 100 sweeps after 50. Batches of 1,
+of 5 (5 % of a fold's 100 test documents, as the paper's 100 is of its 1,932) and the
+whole fold (as its 1,932), in the paper's two columns. Each online cell refits its
+fold's and column's Gaussian LDA with the fix cell's seed, so the fit and the training
+features are the fix cell's and the rows differ only in how the test documents are
+inferred. Classifier: scikit-learn's multinomial logistic regression (L2, ``C = 1``) on the
 standardised topic proportions, trained on the training documents' features. Accuracy
 is pooled over the five folds (500 predictions; its binomial standard error beside
 it).
@@ -88,7 +98,27 @@ SOURCE = "section 5.2, Table 2"
 K = 50
 FOLDS = 5
 MODELS = ("gaussian-lda", "lda")
-MODEL_NAMES = {"gaussian-lda": "G-LDA (fix)", "lda": "LDA (fold-in; stand-in for infvoc)"}
+#: The online version's cells: the same fit as the "gaussian-lda" cell (its seed), then
+#: the test documents in batches (``infer_theta(..., batch_size=b)``).
+ONLINE = "gaussian-lda-online"
+#: Batch sizes of the online rows: the paper's 1, 100 and 1,932 (all) of its 1,932 test
+#: documents; ours are 1, 5 (5 %, as 100 is of 1,932) and all of a fold's test documents.
+ONLINE_BATCHES: tuple[int | str, ...] = (1, 5, "all")
+#: Columns of the online rows: the paper's two (it has no column without unseen words).
+ONLINE_LEVELS = ("PPDB", "WordNet")
+#: Our table's model of each batch size, and the paper's row it stands beside.
+ONLINE_MODELS = {str(b): f"{ONLINE}-{b}" for b in ONLINE_BATCHES}
+PAPER_ONLINE_ROW = {"1": "G-LDA (1)", "5": "G-LDA (100)", "all": "G-LDA (1932)"}
+MODEL_NAMES = {
+    "gaussian-lda": "G-LDA (fix)",
+    "lda": "LDA (fold-in; stand-in for infvoc)",
+    ONLINE_MODELS["1"]: "G-LDA online, batches of 1",
+    ONLINE_MODELS["5"]: "G-LDA online, batches of 5",
+    ONLINE_MODELS["all"]: "G-LDA online, the whole test fold",
+}
+#: Our model beside each of the paper's rows.
+OURS_OF_PAPER_ROW = {"infvoc": "lda", "G-LDA (fix)": "gaussian-lda",
+                     **{row: ONLINE_MODELS[b] for b, row in PAPER_ONLINE_ROW.items()}}  # fmt: skip
 #: Unseen share of the test tokens of each column (the paper's replaced shares).
 LEVELS: dict[str, float] = {"none": 0.0, "PPDB": 21_919 / 188_694, "WordNet": 38_687 / 188_694}
 #: Table 2, typed: model -> (PPDB, WordNet) accuracy in percent.
@@ -135,11 +165,23 @@ def cells(quick: bool) -> list[Cell]:
             "infer_burn_in": INFER_BURN_IN,
         }
         tested, sweeps, levels = range(FOLDS), SWEEPS, tuple(LEVELS)
-    return [
+    out = [
         Cell("003-table2", {"fold": f, "level": level, "model": m, "sweeps": sweeps[m], **common})
         for f in tested
         for level in levels
         for m in MODELS
+    ]
+    fits = {(c.params["fold"], c.params["level"]): c.params for c in out
+            if c.params["model"] == "gaussian-lda"}  # fmt: skip
+    return out + [
+        Cell(
+            "003-table2",
+            {**fits[(f, level)], "model": ONLINE, "batches": list(ONLINE_BATCHES)},
+            seed_params=fits[(f, level)],
+        )  # fmt: skip
+        for f in tested
+        for level in levels
+        if level in ONLINE_LEVELS
     ]
 
 
@@ -261,9 +303,10 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     n_topics, sweeps = int(params["K"]), int(params["sweeps"])
     infer = {"sweeps": int(params["infer_sweeps"]), "burn_in": int(params["infer_burn_in"])}
     started = time.process_time()
+    online: dict[str, Any] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # one kept draw (ArviZ's shape warning)
-        if params["model"] == "gaussian-lda":
+        if params["model"] in ("gaussian-lda", ONLINE):
             from bayeswe.glda.inference import infer_theta
             from bayeswe.reproduce.das_common import glda_data
 
@@ -283,8 +326,15 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
             test_vocab = build_vocabulary(test_docs)
             test = bag(test_docs, test_vocab)
             x_train = infer_theta(idata, train, emb, seed=seed + 1, **infer).values
-            x_test = infer_theta(idata, test, load_glove(test_vocab), seed=seed + 2, **infer).values
+            test_emb = load_glove(test_vocab)
+            x_test = infer_theta(idata, test, test_emb, seed=seed + 2, **infer).values
             used_tokens = test.n_tokens
+            for b in params.get("batches", []):
+                began = time.process_time()
+                size = test.n_docs if b == "all" else int(b)
+                x = infer_theta(idata, test, test_emb, seed=seed + 3, batch_size=size, **infer)
+                online[str(b)] = {"batch_size": size, "infer_cpu_s": time.process_time() - began,
+                                  "x_test": x.values}  # fmt: skip
         else:
             from bayeswe.lda import LDAData
 
@@ -301,14 +351,24 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     scaler = StandardScaler().fit(x_train)
     clf = LogisticRegression(C=1.0, max_iter=5000)
     clf.fit(scaler.transform(x_train), labels[~test_mask])
-    predicted = clf.predict(scaler.transform(x_test))
     truth = labels[test_mask]
+
+    def classified(x: np.ndarray) -> dict[str, Any]:
+        predicted = clf.predict(scaler.transform(x))
+        return {
+            "accuracy": float(np.mean(predicted == truth)),
+            "correct": int(np.sum(predicted == truth)),
+            "n_test": int(truth.size),
+            "predicted": [genres[i] for i in predicted],
+        }
+
+    for b, row in online.items():
+        online[b] = {**classified(row.pop("x_test")), **row}
     return {
-        "accuracy": float(np.mean(predicted == truth)),
-        "correct": int(np.sum(predicted == truth)),
-        "n_test": int(truth.size),
+        # an online cell's own accuracy is G-LDA (fix)'s, which the fix cell reports
+        **classified(x_test),
+        **({"online": online} if online else {}),
         "n_train": len(train_docs),
-        "predicted": [genres[i] for i in predicted],
         "truth": [genres[i] for i in truth],
         "hidden_types": len(hidden),
         "unseen_share_natural": natural,
@@ -343,7 +403,26 @@ _COLUMNS = [
     "V_train",
     "train_tokens",
     "fit_cpu_s",
+    "batch_size",
+    "infer_cpu_s",
 ]
+
+
+def cell_table(results: list[CellResult]) -> pd.DataFrame:
+    """One row per finished cell, an online cell's one row per batch size (its model
+    :data:`ONLINE_MODELS`); the online cell's own G-LDA (fix) accuracy is left out, as
+    the fix cell of the same fit reports it."""
+    table = done_frame([r for r in results if r.cell.params["model"] != ONLINE], _COLUMNS)
+    rows = [
+        {**r.cell.params, **r.result, **row, "model": ONLINE_MODELS[b]}
+        for r in results
+        if r.status == "done" and r.cell.params["model"] == ONLINE
+        for b, row in r.result["online"].items()
+    ]
+    if not rows:
+        return table
+    online = pd.DataFrame(rows, columns=_COLUMNS)
+    return online if table.empty else pd.concat([table, online], ignore_index=True)
 
 
 def pooled(table: pd.DataFrame) -> pd.DataFrame:
@@ -370,36 +449,45 @@ def _cell(acc: pd.DataFrame, level: str, model: str) -> str:
     return f"{100 * r.accuracy:.2f} % ± {100 * r.se:.1f} ({int(r.folds)} folds)"
 
 
+def _ahead(acc: pd.DataFrame, have: dict, level: str, j: int, name: str, model: str) -> dict:
+    """``name`` (our ``model``) ahead of the baseline in ``level``'s column."""
+    p_g, p_i = PAPER_TABLE[name][j], PAPER_TABLE["infvoc"][j]
+    claim = (
+        f"{level} column ({100 * LEVELS[level]:.1f} % of test tokens unseen): "
+        f"{name} ahead of the baseline (paper {p_g:.2f} % vs infvoc "
+        f"{p_i:.2f} %)"
+    )
+    if (level, model) not in have or (level, "lda") not in have:
+        return not_run(claim, "a model not run")
+    g, lda = have[(level, model)], have[(level, "lda")]
+    diff, se = g.accuracy - lda.accuracy, float(np.hypot(g.se, lda.se))
+    ours = name if model == "gaussian-lda" else MODEL_NAMES[model]
+    measured = (
+        f"{ours} {100 * g.accuracy:.2f} %, LDA {100 * lda.accuracy:.2f} "
+        f"%: {100 * diff:+.2f} points (± {100 * se:.1f}, independent-SE "
+        f"approximation); unseen share reached {100 * g.unseen:.1f} %"
+    )
+    fix = have.get((level, "gaussian-lda"))
+    if model != "gaussian-lda" and fix is not None:
+        # the same documents and the same fit: how much the online updates changed
+        measured += f"; G-LDA (fix) {100 * fix.accuracy:.2f} % on the same fits"
+    if diff <= 0 and ("none", model) in have and ("none", "lda") in have:
+        # the same comparison before any word is hidden: is the gap the unseen words'?
+        before = have[("none", model)].accuracy - have[("none", "lda")].accuracy
+        measured += f"; with no word hidden the difference is {100 * before:+.2f} points"
+        if before <= 0:
+            measured += (
+                f", so {name} is behind before any word is hidden: the gap is in "
+                "the topic features on this corpus, not in the unseen words"
+            )
+    return verdict(claim, bool(diff > 0), measured)
+
+
 def _verdicts(acc: pd.DataFrame) -> list[dict[str, Any]]:
     out = []
     have = {(r.level, r.model): r for r in acc.itertuples()}
     for j, level in enumerate(("PPDB", "WordNet")):
-        p_g, p_i = PAPER_TABLE["G-LDA (fix)"][j], PAPER_TABLE["infvoc"][j]
-        claim = (
-            f"{level} column ({100 * LEVELS[level]:.1f} % of test tokens unseen): "
-            f"G-LDA (fix) ahead of the baseline (paper {p_g:.2f} % vs infvoc "
-            f"{p_i:.2f} %)"
-        )
-        if (level, "gaussian-lda") not in have or (level, "lda") not in have:
-            out.append(not_run(claim, "a model not run"))
-            continue
-        g, lda = have[(level, "gaussian-lda")], have[(level, "lda")]
-        diff, se = g.accuracy - lda.accuracy, float(np.hypot(g.se, lda.se))
-        measured = (
-            f"G-LDA (fix) {100 * g.accuracy:.2f} %, LDA {100 * lda.accuracy:.2f} "
-            f"%: {100 * diff:+.2f} points (± {100 * se:.1f}, independent-SE "
-            f"approximation); unseen share reached {100 * g.unseen:.1f} %"
-        )
-        if diff <= 0 and ("none", "gaussian-lda") in have and ("none", "lda") in have:
-            # the same comparison before any word is hidden: is the gap the unseen words'?
-            before = have[("none", "gaussian-lda")].accuracy - have[("none", "lda")].accuracy
-            measured += f"; with no word hidden the difference is {100 * before:+.2f} points"
-            if before <= 0:
-                measured += (
-                    ", so G-LDA (fix) is behind before any word is hidden: the gap is in "
-                    "the topic features on this corpus, not in the unseen words"
-                )
-        out.append(verdict(claim, bool(diff > 0), measured))
+        out.append(_ahead(acc, have, level, j, "G-LDA (fix)", "gaussian-lda"))
     claim = (
         "G-LDA (fix) loses less accuracy than the baseline from the PPDB to the WordNet "
         "column (paper: -0.98 vs -8.70 points)"
@@ -421,17 +509,17 @@ def _verdicts(acc: pd.DataFrame) -> list[dict[str, Any]]:
         )
     else:
         out.append(not_run(claim, "a column not run"))
-    for name in ("G-LDA (1)", "G-LDA (100)", "G-LDA (1932)"):
-        out.append(
-            not_run(f"{name}: online Gaussian LDA in batches", "bayeswe has no online Gaussian LDA")
-        )
+    # "We outperform infvoc in all settings": the online rows too
+    for b, name in PAPER_ONLINE_ROW.items():
+        for j, level in enumerate(("PPDB", "WordNet")):
+            out.append(_ahead(acc, have, level, j, name, ONLINE_MODELS[b]))
     return out
 
 
 def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, Any]:
     """``table.csv`` (one row per cell), ``accuracy.png`` and Table 2 beside ours."""
     plt = pyplot()
-    table = done_frame(results, _COLUMNS)
+    table = cell_table(results)
     write_table(out, table)
     acc = (
         pooled(table)
@@ -440,17 +528,18 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     )
     verdicts = _verdicts(acc)
 
-    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
     x = np.arange(len(LEVELS))
-    for j, m in enumerate(MODELS):
+    plotted = (*MODELS, *ONLINE_MODELS.values())
+    width = 0.8 / len(plotted)
+    offset = {m: (j - (len(plotted) - 1) / 2) * width for j, m in enumerate(plotted)}
+    for j, m in enumerate(plotted):
         ys = [acc[(acc.level == lv) & (acc.model == m)].accuracy.mean() * 100 for lv in LEVELS]
         es = [acc[(acc.level == lv) & (acc.model == m)].se.mean() * 100 for lv in LEVELS]
-        ax.bar(
-            x + (j - 0.5) * 0.35, ys, 0.35, yerr=es, color=f"C{j}", label=f"ours: {MODEL_NAMES[m]}"
-        )
-    for j, name in enumerate(("G-LDA (fix)", "infvoc")):
+        ax.bar(x + offset[m], ys, width, yerr=es, color=f"C{j}", label=f"ours: {MODEL_NAMES[m]}")
+    for j, name in enumerate(("G-LDA (fix)", "infvoc", *PAPER_ONLINE_ROW.values())):
         ax.scatter(
-            x[1:] + (j - 0.5) * 0.35,
+            x[1:] + offset[OURS_OF_PAPER_ROW[name]],
             PAPER_TABLE[name],
             marker="x",
             color="k",
@@ -466,11 +555,12 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
     rows = []
     for name, (ppdb, wordnet) in PAPER_TABLE.items():
         rows.append([name, "paper", "–", f"{ppdb:.2f} %", f"{wordnet:.2f} %"])
-        ours = {"infvoc": "lda", "G-LDA (fix)": "gaussian-lda"}.get(name)
-        if ours is None:
-            rows.append([name, "ours", "not run", "not run", "not run"])
-        else:
-            rows.append([MODEL_NAMES[ours], "ours", *(_cell(acc, lv, ours) for lv in LEVELS)])
+        ours = OURS_OF_PAPER_ROW[name]
+        cells_ = [
+            "–" if ours.startswith(ONLINE) and lv not in ONLINE_LEVELS else _cell(acc, lv, ours)
+            for lv in LEVELS
+        ]
+        rows.append([MODEL_NAMES[ours], "ours", *cells_])
     share_rows = [
         [
             lv,
