@@ -10,8 +10,8 @@ The examples read the datasets that ``make data`` fetches (Reuters, Lee, GloVe).
 NumPy's OpenBLAS picks its kernels for the CPU it runs on, and kernels for different
 CPUs round a matrix product's last bits differently: that moves the MAP start of the
 identified SGNS fits a little, and a NUTS chain started a little elsewhere gives other
-draws (the getting-started example and ``bayeswe compare sgns`` differ in their ESS
-between OpenBLAS's Haswell, Sandy Bridge and SkylakeX kernels). The pages show the
+draws (the getting-started example prints another ESS with OpenBLAS's Sandy Bridge
+kernels than with its Haswell ones, on the same CPU). The pages show the
 output of the Haswell kernels, which every x86-64 CPU with AVX2 runs, and the runs here
 ask for them (``OPENBLAS_CORETYPE``).
 """
