@@ -449,16 +449,20 @@ def _cell(acc: pd.DataFrame, level: str, model: str) -> str:
     return f"{100 * r.accuracy:.2f} % ± {100 * r.se:.1f} ({int(r.folds)} folds)"
 
 
-def _ahead(acc: pd.DataFrame, have: dict, level: str, j: int, name: str, model: str) -> dict:
-    """``name`` (our ``model``) ahead of the baseline in ``level``'s column."""
+def _ahead(table: pd.DataFrame, level: str, j: int, name: str, model: str) -> dict:
+    """``name`` (our ``model``) ahead of the baseline in ``level``'s column, both pooled
+    over the folds both ran (all of them in a full run; a partial one says how many)."""
     p_g, p_i = PAPER_TABLE[name][j], PAPER_TABLE["infvoc"][j]
     claim = (
         f"{level} column ({100 * LEVELS[level]:.1f} % of test tokens unseen): "
         f"{name} ahead of the baseline (paper {p_g:.2f} % vs infvoc "
         f"{p_i:.2f} %)"
     )
-    if (level, model) not in have or (level, "lda") not in have:
+    column = table[table.level == level]
+    folds = set(column[column.model == model].fold) & set(column[column.model == "lda"].fold)
+    if not folds:
         return not_run(claim, "a model not run")
+    have = {(r.level, r.model): r for r in pooled(column[column.fold.isin(folds)]).itertuples()}
     g, lda = have[(level, model)], have[(level, "lda")]
     diff, se = g.accuracy - lda.accuracy, float(np.hypot(g.se, lda.se))
     ours = name if model == "gaussian-lda" else MODEL_NAMES[model]
@@ -467,13 +471,18 @@ def _ahead(acc: pd.DataFrame, have: dict, level: str, j: int, name: str, model: 
         f"%: {100 * diff:+.2f} points (± {100 * se:.1f}, independent-SE "
         f"approximation); unseen share reached {100 * g.unseen:.1f} %"
     )
+    if len(folds) < column[column.model == "lda"].fold.nunique():
+        measured += f" (on the {len(folds)} fold{'s' * (len(folds) != 1)} both ran)"
     fix = have.get((level, "gaussian-lda"))
     if model != "gaussian-lda" and fix is not None:
         # the same documents and the same fit: how much the online updates changed
         measured += f"; G-LDA (fix) {100 * fix.accuracy:.2f} % on the same fits"
-    if diff <= 0 and ("none", model) in have and ("none", "lda") in have:
+    nothing_hidden = {
+        (r.level, r.model): r for r in pooled(table[table.level == "none"]).itertuples()
+    }
+    if diff <= 0 and ("none", model) in nothing_hidden and ("none", "lda") in nothing_hidden:
         # the same comparison before any word is hidden: is the gap the unseen words'?
-        before = have[("none", model)].accuracy - have[("none", "lda")].accuracy
+        before = nothing_hidden[("none", model)].accuracy - nothing_hidden[("none", "lda")].accuracy
         measured += f"; with no word hidden the difference is {100 * before:+.2f} points"
         if before <= 0:
             measured += (
@@ -483,11 +492,13 @@ def _ahead(acc: pd.DataFrame, have: dict, level: str, j: int, name: str, model: 
     return verdict(claim, bool(diff > 0), measured)
 
 
-def _verdicts(acc: pd.DataFrame) -> list[dict[str, Any]]:
+def _verdicts(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The report's verdicts from :func:`cell_table`'s rows."""
     out = []
+    acc = pooled(table)
     have = {(r.level, r.model): r for r in acc.itertuples()}
     for j, level in enumerate(("PPDB", "WordNet")):
-        out.append(_ahead(acc, have, level, j, "G-LDA (fix)", "gaussian-lda"))
+        out.append(_ahead(table, level, j, "G-LDA (fix)", "gaussian-lda"))
     claim = (
         "G-LDA (fix) loses less accuracy than the baseline from the PPDB to the WordNet "
         "column (paper: -0.98 vs -8.70 points)"
@@ -512,7 +523,7 @@ def _verdicts(acc: pd.DataFrame) -> list[dict[str, Any]]:
     # "We outperform infvoc in all settings": the online rows too
     for b, name in PAPER_ONLINE_ROW.items():
         for j, level in enumerate(("PPDB", "WordNet")):
-            out.append(_ahead(acc, have, level, j, name, ONLINE_MODELS[b]))
+            out.append(_ahead(table, level, j, name, ONLINE_MODELS[b]))
     return out
 
 
@@ -526,7 +537,7 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         if len(table)
         else pd.DataFrame(columns=["level", "model", "accuracy", "se", "folds", "unseen"])
     )
-    verdicts = _verdicts(acc)
+    verdicts = _verdicts(table)
 
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
     x = np.arange(len(LEVELS))

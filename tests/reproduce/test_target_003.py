@@ -173,7 +173,7 @@ def test_table2_verdicts_compare_with_the_column_where_nothing_is_hidden() -> No
                            "unseen_share": table2.LEVELS[lv], "unseen_share_natural": 0.085,
                            "hidden_share_of_training": 0.0}
                           for (lv, m), c in correct.items()])  # fmt: skip
-    verdicts = {v["claim"].split(" ")[0]: v for v in table2._verdicts(table2.pooled(table))
+    verdicts = {v["claim"].split(" ")[0]: v for v in table2._verdicts(table)
                 if "G-LDA (fix)" in v["claim"]}  # fmt: skip
     se = {c: math.sqrt(c / 100 * (1 - c / 100) / 100) for c in set(correct.values())}
     ppdb = verdicts["PPDB"]
@@ -193,9 +193,7 @@ def test_table2_verdicts_compare_with_the_column_where_nothing_is_hidden() -> No
     # ahead of the baseline in a column: nothing added
     correct[("WordNet", "gaussian-lda")] = 49
     table.loc[(table.level == "WordNet") & (table.model == "gaussian-lda"), "correct"] = 49
-    wordnet = [
-        v for v in table2._verdicts(table2.pooled(table)) if v["claim"].startswith("WordNet")
-    ]
+    wordnet = [v for v in table2._verdicts(table) if v["claim"].startswith("WordNet")]
     assert wordnet[0]["verdict"] == "reproduced"
     assert wordnet[0]["measured"].endswith("unseen share reached 20.5 %")
     # an online row: beside the baseline, with the fix row of the same fits named
@@ -213,7 +211,7 @@ def test_table2_verdicts_compare_with_the_column_where_nothing_is_hidden() -> No
             }
         ]
     )
-    rows = {v["claim"]: v for v in table2._verdicts(table2.pooled(pd.concat([table, online])))}
+    rows = {v["claim"]: v for v in table2._verdicts(pd.concat([table, online]))}
     ppdb_1 = rows[
         "PPDB column (11.6 % of test tokens unseen): G-LDA (1) ahead of the baseline "
         "(paper 44.66 % vs infvoc 28.00 %)"
@@ -276,3 +274,27 @@ def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     assert len(verdicts) == 3 + 2 * len(table2.ONLINE_BATCHES)
     assert all(v in ("reproduced", "differs") for v in verdicts.values())
     assert "Quick run" in report and "Brown" in report
+
+
+def test_table2_online_rows_compare_on_the_folds_both_ran() -> None:
+    """A partial run: the online row has fold 0 only, LDA folds 0 and 1; the two are
+    compared on fold 0 (50 of 100 right for the online row, 40 of 100 for LDA's fold 0,
+    LDA's 90 right on fold 1 left out) and the text says so."""
+    import pandas as pd
+
+    base = {"level": "PPDB", "n_test": 100, "unseen_share": table2.LEVELS["PPDB"],
+            "unseen_share_natural": 0.085, "hidden_share_of_training": 0.0}  # fmt: skip
+    table = pd.DataFrame([
+        {**base, "fold": 0, "model": "lda", "correct": 40},
+        {**base, "fold": 1, "model": "lda", "correct": 90},
+        {**base, "fold": 0, "model": table2.ONLINE_MODELS["all"], "correct": 50},
+    ])  # fmt: skip
+    rows = {v["claim"]: v for v in table2._verdicts(table)}
+    got = rows["PPDB column (11.6 % of test tokens unseen): G-LDA (1932) ahead of the baseline "
+               "(paper 44.72 % vs infvoc 28.00 %)"]  # fmt: skip
+    assert got["verdict"] == "reproduced"
+    assert got["measured"].startswith(
+        "G-LDA online, the whole test fold 50.00 %, LDA 40.00 %: +10.00 points"
+    )
+    assert got["measured"].endswith("unseen share reached 11.6 % (on the 1 fold both ran)")
+    assert table2._verdicts(table.iloc[:0])[0]["verdict"] == "not run"
