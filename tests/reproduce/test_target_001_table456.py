@@ -236,3 +236,26 @@ def test_table6_lead_verdict_says_which_estimator_moved() -> None:
     flat = [(500_000, row(-0.80, -0.90)), (1_000_000, row(-0.797, -0.90)),
             (5_000_000, row(-0.70, -0.75))]  # fmt: skip
     assert table6._lead_verdict("claim", flat)["verdict"] == "reproduced"
+
+
+def test_table6_row_that_differs_names_an_unconverged_map() -> None:
+    import pandas as pd
+
+    def rows(converged: bool) -> dict[str, str]:
+        table = pd.DataFrame([{"K": 100, "N": 10_000_000, "PM-Gibbs": -0.6236, "MAP": -0.6468,
+                               "map_converged": converged, "map_iterations": 1000},
+                              {"K": 100, "N": 5_000_000, "PM-Gibbs": -0.6665, "MAP": -0.7176,
+                               "map_converged": False, "map_iterations": 1000}])  # fmt: skip
+        return {v["claim"].split(":")[0]: v for v in table6._table_verdicts(table)}
+
+    unconverged = rows(False)
+    assert unconverged["Table 6, K = 100, N = 10,000,000"]["measured"] == (
+        "ours PM-Gibbs -0.6236, MAP -0.6468 (difference +0.0232); the MAP stopped unconverged "
+        "after 1,000 iterations (what more would change is not measured)"
+    )
+    # a row that holds does not mention it
+    assert unconverged["Table 6, K = 100, N = 5,000,000"]["verdict"] == "reproduced"
+    assert "unconverged" not in unconverged["Table 6, K = 100, N = 5,000,000"]["measured"]
+    assert rows(True)["Table 6, K = 100, N = 10,000,000"]["measured"] == (
+        "ours PM-Gibbs -0.6236, MAP -0.6468 (difference +0.0232)"
+    )
