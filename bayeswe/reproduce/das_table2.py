@@ -560,7 +560,8 @@ def report(results: list[CellResult], out: Path, *, quick: bool) -> dict[str, An
         )
     ax.set_xticks(x, [f"{lv}\n{100 * s:.1f} % unseen" for lv, s in LEVELS.items()])
     ax.set_ylabel("accuracy (%)")
-    ax.legend(fontsize="x-small")
+    ax.set_ylim(0, 72)  # room above the bars for the legend
+    ax.legend(fontsize="x-small", ncol=3, loc="upper center")
     fig.tight_layout()
     save_figure(fig, out, "accuracy.png")
 
