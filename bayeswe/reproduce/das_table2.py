@@ -61,10 +61,11 @@ standardised topic proportions, trained on the training documents' features. Acc
 is pooled over the five folds (500 predictions; its binomial standard error beside
 it).
 
-**Cost.** About 200 CPU-minutes on one worker (measured on a 2-core AMD EPYC): a
+**Cost.** About 470 CPU-minutes on one worker (measured on a 2-core AMD EPYC): a
 Gaussian LDA cell takes 12.5 (10.5 to fit 377k training tokens at 6.3 CPU seconds a
-sweep, 2 to infer the features), an LDA cell half a minute; with ``--workers 2`` about
-100 minutes.
+sweep, 2 to infer the features), an LDA cell half a minute, an online cell about 27
+(the same fit and features, then 4 to 6 for each of its three batch sizes); with
+``--workers 2`` about four hours.
 """
 
 from __future__ import annotations
