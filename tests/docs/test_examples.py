@@ -18,28 +18,17 @@ ask for them (``OPENBLAS_CORETYPE``).
 
 from __future__ import annotations
 
-import os
-import platform
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from page_output import lines
+from page_output import example_env, lines
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", REPO / "docs" / "getting-started.md"]
 _EXAMPLE = re.compile(r"```python\n(.*?)```\s*\n+```text\n(.*?)```", re.S)
-#: The OpenBLAS kernels the pages' outputs were printed with (x86-64 only).
-OPENBLAS_KERNELS = "Haswell"
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    if platform.machine().lower() in ("x86_64", "amd64"):
-        env["OPENBLAS_CORETYPE"] = OPENBLAS_KERNELS
-    return env
 
 
 def _examples() -> list:
@@ -65,7 +54,7 @@ def test_an_example_prints_what_its_page_shows(code: str, shown: str, tmp_path: 
         capture_output=True,
         text=True,
         timeout=900,
-        env=_env(),
+        env=example_env(),
     )
     assert run.returncode == 0, run.stderr[-4000:]
     assert lines(run.stdout) == lines(shown)
@@ -113,7 +102,7 @@ def test_a_compare_table_is_what_the_command_prints(
 ) -> None:
     argv = [sys.executable, "-m", "bayeswe.cli", *command.split()[1:]]
     run = subprocess.run(
-        argv, cwd=tmp_path, capture_output=True, text=True, timeout=1200, env=_env()
+        argv, cwd=tmp_path, capture_output=True, text=True, timeout=1200, env=example_env()
     )
     assert run.returncode == 0, run.stderr[-4000:]
     printed, page = _untimed(run.stdout), _untimed(shown)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from page_output import lines
+from page_output import example_env, lines
 
 REPO = Path(__file__).resolve().parents[2]
 _SHOWN = re.compile(
@@ -36,7 +36,12 @@ def _scripts() -> list:
 def _printed(script: str) -> list[str]:
     """The lines ``script`` prints, run from the repository root."""
     run = subprocess.run(
-        [sys.executable, script], cwd=REPO, capture_output=True, text=True, timeout=1200
+        [sys.executable, script],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=example_env(),
     )
     assert run.returncode == 0, run.stderr[-4000:]
     return lines(run.stdout)
