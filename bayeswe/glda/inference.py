@@ -257,10 +257,11 @@ def infer_theta(
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if batch_size is not None:
+        topics = _topic_posterior(idata, chain, draw)
         theta = _infer_theta_online(
-            _topic_posterior(idata, chain, draw),
+            topics,
             new_corpus,
-            _check_embeddings(embeddings, _draw(idata, chain, draw)["mu"].shape[1]),
+            _check_embeddings(embeddings, topics["mu"].shape[1]),
             seed=seed,
             sweeps=sweeps,
             burn_in=burn_in,
