@@ -61,11 +61,12 @@ standardised topic proportions, trained on the training documents' features. Acc
 is pooled over the five folds (500 predictions; its binomial standard error beside
 it).
 
-**Cost.** About 470 CPU-minutes on one worker (measured on a 2-core AMD EPYC): a
-Gaussian LDA cell takes 12.5 (10.5 to fit 377k training tokens at 6.3 CPU seconds a
-sweep, 2 to infer the features), an LDA cell half a minute, an online cell about 27
-(the same fit and features, then 4 to 6 for each of its three batch sizes); with
-``--workers 2`` about four hours.
+**Cost.** 350 to 470 CPU-minutes on one worker (measured on two 2-core AMD EPYC
+machines): a Gaussian LDA cell takes 12.5 (10.5 to fit 377k training tokens at 6.3 CPU
+seconds a sweep, 2 to infer the features), an LDA cell half a minute, an online cell
+16 to 28 (the same fit and features, then one inference per batch size: the full
+run's online cells took 16 to 17 on one machine and 26 to 28 on the other, where the
+other figures here were measured); with ``--workers 2`` three to four hours.
 """
 
 from __future__ import annotations
