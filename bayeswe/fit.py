@@ -80,7 +80,7 @@ __all__ = [
 
 #: Methods run by bayeswe's own samplers, each for the models listed.
 SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
-    "pg-gibbs": ("sgns_identified",),
+    "pg-gibbs": ("sgns_identified", "sgns"),
     "cgs": (
         "lda",
         "gaussian_lda",
@@ -260,7 +260,10 @@ def _fit_sampler(
     elif method == "laplace-sparse":
         from bayeswe.samplers.laplace_sparse import sample_laplace_sparse as run_sgns
     else:
-        from bayeswe.samplers.pg_gibbs import sample_pg_gibbs as run_sgns
+        from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
+
+        def run_sgns(data: Any, **kwargs: Any) -> az.InferenceData:
+            return sample_pg_gibbs(data, identified=name == "sgns_identified", **kwargs)
 
     idata = run_sgns(data, seed=seed, chains=chains, **options)
     # initial values are arrays: record that they were given, not their values

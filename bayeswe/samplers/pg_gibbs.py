@@ -100,7 +100,7 @@ GROUP_MIN_SPLIT: int = GROUP_COST // 8
 #: Layout version of checkpoint files.
 CHECKPOINT_VERSION: int = 3
 
-_RHO, _ALPHA, _INIT = 0, 1, 2
+_RHO, _ALPHA, _INIT, _GAUGE = 0, 1, 2, 3
 
 #: Values of the ``omega`` option (see :class:`PGGibbsArgs`).
 OMEGA_SCHEDULES: tuple[str, ...] = ("per-sweep", "per-block")
@@ -321,9 +321,25 @@ class SGNSGibbsProblem:
     free_index: NDArray[np.int64]
     blocks: tuple[_Block, _Block]
 
+    @property
+    def identified(self) -> bool:
+        """``K`` context vectors fixed (``sgns_identified``) or none (``sgns``)."""
+        return len(self.fixed_index) > 0
+
+    @property
+    def model(self) -> Any:
+        """The Stan declaration of the target: ``sgns_identified`` or ``sgns``."""
+        from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED
+
+        return SGNS_IDENTIFIED if self.identified else SGNS
+
     @classmethod
-    def from_stan_data(cls, data: Mapping[str, Any]) -> SGNSGibbsProblem:
-        """Validate ``sgns_identified`` data (1-based indices, as for Stan) and build the blocks.
+    def from_stan_data(cls, data: Mapping[str, Any], *, identified: bool = True) -> SGNSGibbsProblem:
+        """Validate the data (1-based indices, as for Stan) and build the blocks.
+
+        ``identified=True``: data of ``sgns_identified`` (``K`` fixed context vectors);
+        ``identified=False``: data of the unidentified ``sgns``, every context vector
+        free (``fixed_index`` is then empty).
 
         Raises
         ------
@@ -334,9 +350,9 @@ class SGNSGibbsProblem:
         """
         from bayeswe.sgns.data import SGNSData, SGNSDataError
         from bayeswe.sgns.identify import check_anchors
-        from bayeswe.sgns.models import SGNS_IDENTIFIED
+        from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED
 
-        fields = SGNS_IDENTIFIED.validate(data)
+        fields = (SGNS_IDENTIFIED if identified else SGNS).validate(data)
         V, K = int(fields["V"]), int(fields["K"])
         vocab = data.get("vocabulary")
         sgns = SGNSData(
@@ -346,9 +362,12 @@ class SGNSGibbsProblem:
             fields["n"],
             fields["n_pos"],
         )
-        fixed_index, fixed_alpha = check_anchors(
-            np.asarray(fields["fixed_index"]) - 1, fields["fixed_alpha"], V=V, K=K
-        )
+        if identified:
+            fixed_index, fixed_alpha = check_anchors(
+                np.asarray(fields["fixed_index"]) - 1, fields["fixed_alpha"], V=V, K=K
+            )
+        else:
+            fixed_index, fixed_alpha = np.zeros(0, dtype=np.int64), np.zeros((0, K))
         prior_sd = float(fields["lambda"])
         if not (math.isfinite(prior_sd) and prior_sd > 0):
             raise SGNSDataError(f"lambda must be positive and finite, got {prior_sd}")
@@ -438,13 +457,14 @@ class GibbsState:
     """State of one chain: the matrices, the sweeps done and the states of its streams.
 
     ``rng_states[b][g]`` is the ``PCG64`` state (a dict) of group ``g`` of block
-    ``b`` (0: ``rho``, 1: ``alpha``).
+    ``b`` (0: ``rho``, 1: ``alpha``); an unidentified problem has a third entry, the
+    one stream of its gauge moves (:func:`gauge_move`).
     """
 
     rho: NDArray[np.float64]
     alpha: NDArray[np.float64]
     sweep: int
-    rng_states: tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]
+    rng_states: tuple[tuple[dict[str, Any], ...], ...]
 
 
 @dataclass(frozen=True)
@@ -510,7 +530,73 @@ def init_state(
         )
         for b in (_RHO, _ALPHA)
     )
+    if not problem.identified:
+        states = (*states, (_stream(seed, chain, _GAUGE).bit_generator.state,))
     return GibbsState(np.ascontiguousarray(rho0), np.ascontiguousarray(alpha0), 0, states)
+
+
+def gauge_move(
+    rho: NDArray[np.float64],
+    alpha: NDArray[np.float64],
+    prior_sd: float,
+    rng: np.random.Generator,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """An exact move of the unidentified posterior along its ridge of equal likelihood.
+
+    The likelihood depends on ``rho @ alpha.T`` only, so it is unchanged by ``rho ->
+    rho A^-T``, ``alpha -> alpha A`` for every invertible ``A`` (eq. (7)); only the
+    prior tells points of that ridge apart. Blocked Gibbs moves along it slowly: each
+    block's conditional is narrow (the likelihood pins ``rho`` given ``alpha``) while
+    the ridge is as wide as the prior. This move draws the position on the ridge
+    directly, in two group moves, each of which leaves the posterior invariant
+    (generalized Gibbs, Liu and Sabatti 2000):
+
+    1. a rotation ``Q`` drawn from the Haar measure on ``O(K)`` (the posterior is
+       rotation invariant, the prior being spherical);
+    2. a scaling ``A = diag(c)``, ``c_k > 0``: with ``R_k = |rho[:, k]|^2`` and
+       ``S_k = |alpha[:, k]|^2``, the action has Jacobian 1, so under the Haar
+       measure ``dc/c`` the conditional of ``u_k = c_k^2`` is proportional to
+       ``u^-1 exp(-(S_k u + R_k / u) / (2 lambda^2))``: a generalized inverse
+       Gaussian with ``p = 0``, drawn exactly.
+
+    Together they reach every ``A = Q D`` of ``GL(K)`` up to rotations. Cost:
+    ``O(V K^2)``, nothing beside a sweep.
+    """
+    K = rho.shape[1]
+    z = rng.standard_normal((K, K))
+    q, r = np.linalg.qr(z)
+    q = q * np.where(np.diag(r) < 0, -1.0, 1.0)  # Haar: fix the signs of QR's factor
+    rho = rho @ q
+    alpha = alpha @ q
+    scale2 = prior_sd**2
+    r_k = np.einsum("vk,vk->k", rho, rho) / scale2
+    s_k = np.einsum("vk,vk->k", alpha, alpha) / scale2
+    # u = sqrt(R/S) e^y with y of density proportional to exp(-w cosh y), w = sqrt(R S)
+    y = _cosh_exponential(np.sqrt(r_k * s_k), rng)
+    c = (r_k / s_k) ** 0.25 * np.exp(0.5 * y)
+    return np.ascontiguousarray(rho / c), np.ascontiguousarray(alpha * c)
+
+
+def _cosh_exponential(w: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.float64]:
+    """One draw per entry of ``w > 0`` from the density proportional to ``exp(-w cosh y)``.
+
+    ``log`` of a generalized inverse Gaussian with ``p = 0``. Rejection from
+    ``N(0, 1/w)``, which dominates because ``cosh y - 1 >= y^2 / 2``; the acceptance
+    probability ``exp(-w (cosh y - 1 - y^2 / 2))`` tends to 1 as ``w`` grows (here
+    ``w`` is about ``V`` when the columns have the prior's scale) and
+    falls as ``w`` shrinks below 1, which slows the loop but keeps the draw exact.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    out = np.empty_like(w)
+    todo = np.arange(w.size)
+    while todo.size:
+        ww = w[todo]
+        y = rng.standard_normal(todo.size) / np.sqrt(ww)
+        log_accept = -ww * (np.cosh(y) - 1.0 - 0.5 * y * y)
+        ok = np.log(rng.random(todo.size)) < log_accept
+        out[todo[ok]] = y[ok]
+        todo = todo[~ok]
+    return out
 
 
 def _update_block(
@@ -569,8 +655,12 @@ def step(
     native: bool | None = None,
     omega_per_sweep: bool = True,
     overrelax: float = 0.0,
+    gauge_moves: bool = True,
 ) -> tuple[GibbsState, GibbsInfo]:
     """One sweep: every ``rho_w`` given ``alpha``, then every free ``alpha_v`` given ``rho``.
+
+    For the unidentified model (no fixed context vectors) the sweep ends with
+    :func:`gauge_move` unless ``gauge_moves=False``.
 
     With ``omega_per_sweep=False`` this is Algorithm 1 of the paper: each block draws
     the PG variables of its pairs afresh (given the current vectors), then its vectors.
@@ -622,7 +712,13 @@ def step(
         )  # fmt: skip
         failed += f
         new_states.append(tuple(r.bit_generator.state for r in rngs))
-    new = GibbsState(rho, alpha, state.sweep + 1, (new_states[0], new_states[1]))
+    if len(state.rng_states) > _GAUGE - 1:
+        # Unidentified: every sweep ends with a move along the ridge (None: turned off).
+        g = _generator(state.rng_states[_GAUGE - 1][0])
+        if gauge_moves:
+            rho, alpha = gauge_move(rho, alpha, problem.prior_sd, g)
+        new_states.append((g.bit_generator.state,))
+    new = GibbsState(rho, alpha, state.sweep + 1, tuple(new_states))
     return new, GibbsInfo(lp=problem.log_joint(rho, alpha), failed=failed)
 
 
@@ -680,6 +776,12 @@ class PGGibbsArgs:
         writes only the current state, not every draw again).
     checkpoint_every
         Sweeps between checkpoint writes (default 100; the end is always written).
+    gauge_moves
+        Unidentified model only (``bayeswe.fit("sgns", ..., method="pg-gibbs")``): end
+        every sweep with :func:`gauge_move`, an exact draw of the position along the
+        ridge of equal likelihood (default True). Without it the blocked sweeps
+        cross that ridge by a slow random walk; the co-occurrence probabilities are
+        unaffected in distribution either way.
     callback
         Called as ``callback(sweeps_done)`` after each sweep of all chains.
     progress
@@ -702,6 +804,7 @@ class PGGibbsArgs:
     threads: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
+    gauge_moves: bool | None = None
     callback: Callable[[int], None] | None = None
     progress: bool | None = None
 
@@ -734,6 +837,8 @@ class PGGibbsArgs:
             if init is not None:
                 raise ValueError("give init or inits, not both")
             _check_values("inits", self.inits)
+        if self.gauge_moves is not None and not isinstance(self.gauge_moves, (bool, np.bool_)):
+            raise ValueError(f"gauge_moves must be True or False, got {self.gauge_moves!r}")
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be callable")
         progress_resolve(self.progress)
@@ -808,10 +913,9 @@ def _initial_matrices(
     if init == "prior":
         return [(None, None)] * chains
     if init is None or init == "map":
-        from bayeswe.sgns.models import SGNS_IDENTIFIED
         from bayeswe.stan.fitting import fit_stan
 
-        mode = fit_stan(SGNS_IDENTIFIED, problem.stan_data, method="map", seed=seed)
+        mode = fit_stan(problem.model, problem.stan_data, method="map", seed=seed)
         rho = mode.posterior["rho"].values[0, 0]
         alpha = mode.posterior["alpha"].values[0, 0]
         return [(rho, alpha)] * chains
@@ -845,14 +949,24 @@ def sample_pg_gibbs(
     *,
     seed: int,
     chains: int | None = None,
+    identified: bool = True,
     **options: Any,
 ) -> az.InferenceData:
-    """Sample the identified SGNS posterior by PG blocked Gibbs (Algorithm 1).
+    """Sample the SGNS posterior by PG blocked Gibbs (Algorithm 1).
 
     Parameters
     ----------
     data
-        Data of ``sgns_identified`` (as for ``bayeswe.fit("sgns_identified", ...)``).
+        Data of ``sgns_identified`` (as for ``bayeswe.fit("sgns_identified", ...)``),
+        or of ``sgns`` with ``identified=False``.
+    identified
+        The identified model (``K`` context vectors fixed) or the unidentified one,
+        every context vector free, each sweep followed by a :func:`gauge_move`
+        (option ``gauge_moves``). The latter's draws of ``rho`` and ``alpha`` wander
+        along the orbit of equivalent embeddings; what does not depend on the gauge
+        (``rho @ alpha.T``, co-occurrence probabilities, the log likelihood) is
+        sampled as usual, and :mod:`bayeswe.sgns.gauge` maps each draw to a
+        canonical gauge.
     seed
         Seed in ``[0, 2**32 - 1]``; with the options it determines every draw.
     chains
@@ -864,8 +978,8 @@ def sample_pg_gibbs(
     -------
     arviz.InferenceData
         ``posterior``: ``rho``, ``alpha`` (fixed rows included) with dims
-        ``(chain, draw, word, dim)`` and ``alpha_free`` ``(chain, draw, free_word,
-        dim)``, as a Stan fit of ``sgns_identified``; ``sample_stats``: ``lp``,
+        ``(chain, draw, word, dim)`` and, identified, ``alpha_free`` ``(chain, draw,
+        free_word, dim)``, as a Stan fit of the same model; ``sample_stats``: ``lp``,
         the log joint density of each kept sweep (Stan's ``lp__`` convention);
         ``attrs``: ``method``, ``sweeps``, ``warmup``, ``thin``, ``inner_steps``,
         ``seed``, ``threads``, ``wall_time``, ``init``, ``resumed``.
@@ -878,7 +992,6 @@ def sample_pg_gibbs(
     import numba
 
     from bayeswe.inference_data import to_inference_data
-    from bayeswe.sgns.models import SGNS_IDENTIFIED
 
     args = PGGibbsArgs.from_options(options)
     if chains is None:
@@ -890,7 +1003,14 @@ def sample_pg_gibbs(
     warmup, n_iter, thin = settings["iter_warmup"], settings["iter_sampling"], settings["thin"]
     total = warmup + n_iter
     n_keep = -(-n_iter // thin)
-    problem = SGNSGibbsProblem.from_stan_data(data)
+    problem = SGNSGibbsProblem.from_stan_data(data, identified=identified)
+    if identified and args.gauge_moves is not None:
+        raise ValueError(
+            "gauge_moves applies to the unidentified model only (fixed context vectors "
+            "break the symmetry the move follows)"
+        )
+    if not identified:
+        settings["gauge_moves"] = True if args.gauge_moves is None else bool(args.gauge_moves)
     V, K = problem.V, problem.K
     meta_run = {
         "sampler": "pg-gibbs",
@@ -1007,6 +1127,7 @@ def sample_pg_gibbs(
                         inner_steps=settings["inner_steps"],
                         omega_per_sweep=settings["omega"] == "per-sweep",
                         overrelax=settings["overrelax"],
+                        gauge_moves=settings.get("gauge_moves", False),
                     )
                     if not math.isfinite(info.lp):
                         last = "" if path is None else f"; checkpoint {path} keeps the last save"
@@ -1052,7 +1173,7 @@ def sample_pg_gibbs(
             )
 
         attrs = {
-            "model": SGNS_IDENTIFIED.name,
+            "model": problem.model.name,
             "method": "pg-gibbs",
             "sweeps": n_iter,
             "warmup": warmup,
@@ -1074,13 +1195,13 @@ def sample_pg_gibbs(
             + " (exact: Devroye for h < 24, saddle point from h = 24); one stream per chain,"
             " block, group",
         }
-        posterior = {
-            "rho": draws_rho,
-            "alpha": draws_alpha,
-            "alpha_free": draws_alpha[:, :, problem.free_index],
-        }
+        posterior = {"rho": draws_rho, "alpha": draws_alpha}
+        if identified:
+            posterior["alpha_free"] = draws_alpha[:, :, problem.free_index]
+        else:
+            attrs["gauge_moves"] = settings["gauge_moves"]
         return to_inference_data(
-            SGNS_IDENTIFIED,
+            problem.model,
             posterior,
             data=data,
             sample_stats={"lp": lp},

@@ -29,10 +29,21 @@ from bayeswe.sgns.identify import (
 from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED
 from bayeswe.stan.fitting import METHODS, check_seed, method_args
 
-__all__ = ["IDENTIFIED_ONLY", "UNIDENTIFIED_ONLY", "find_anchors", "fit_sgns"]
+__all__ = [
+    "DEFAULT_IDENTIFICATION",
+    "IDENTIFICATIONS",
+    "IDENTIFIED_ONLY",
+    "UNIDENTIFIED_ONLY",
+    "find_anchors",
+    "fit_sgns",
+]
 
-#: bayeswe's own methods for ``sgns_identified`` (``identified=True``).
-IDENTIFIED_ONLY: tuple[str, ...] = ("pg-gibbs", "laplace-sparse")
+#: Ways to identify the model (see :func:`fit_sgns`).
+IDENTIFICATIONS: tuple[str, ...] = ("posthoc", "anchors", "none")
+#: The identification of :func:`fit_sgns` when neither it nor anchors are given.
+DEFAULT_IDENTIFICATION = "anchors"
+#: bayeswe's own methods for ``sgns_identified`` only.
+IDENTIFIED_ONLY: tuple[str, ...] = ("laplace-sparse",)
 #: bayeswe's own methods for the unidentified ``sgns`` (``identified=False``): the
 #: variational Bayes of Sakaya's thesis, whose ARD prior on the context vectors would
 #: conflict with fixing K of them.
@@ -44,7 +55,9 @@ def fit_sgns(
     K: int,
     *,
     method: str,
-    identified: bool = True,
+    identification: str | None = None,
+    gauge: str = "svd",
+    identified: bool | None = None,
     anchors: Anchors | None = None,
     anchor_words: str | Sequence[int] | Sequence[str] = DEFAULT_ANCHOR_RULE,
     prior_sd: float = 1.0,
@@ -118,6 +131,14 @@ def fit_sgns(
     """
     if not isinstance(data, SGNSData):
         raise SGNSDataError(f"data must be an SGNSData, got {type(data).__name__}")
+    identification = _resolve_identification(identification, identified, anchors)
+    if identification == "posthoc":
+        return _fit_posthoc(
+            data, K, method=method, gauge=gauge, anchor_words=anchor_words,
+            prior_sd=prior_sd, init=init, init_jitter=init_jitter, seed=seed, chains=chains,
+            **options,
+        )  # fmt: skip
+    identified = identification == "anchors"
     if init not in ("map", "random"):
         raise ValueError(f"init must be 'map' or 'random', got {init!r}")
     # Everything that can be checked is checked before the MAP, the first expensive step.
@@ -167,13 +188,99 @@ def fit_sgns(
     return idata
 
 
+def _resolve_identification(
+    identification: str | None, identified: bool | None, anchors: Anchors | None
+) -> str:
+    """``identification`` from it or from the older ``identified`` flag and ``anchors``."""
+    if identification is not None and identified is not None:
+        raise ValueError("give identification or identified, not both")
+    if identification is None:
+        if identified is None:
+            return "anchors" if anchors is not None else DEFAULT_IDENTIFICATION
+        return "anchors" if identified else "none"
+    if identification not in IDENTIFICATIONS:
+        raise ValueError(f"identification must be one of {IDENTIFICATIONS}, got {identification!r}")
+    if anchors is not None and identification != "anchors":
+        raise ValueError("anchors apply only to identification='anchors'")
+    return identification
+
+
+def _fit_posthoc(
+    data: SGNSData,
+    K: int,
+    *,
+    method: str,
+    gauge: str,
+    anchor_words: str | Sequence[int] | Sequence[str],
+    prior_sd: float,
+    init: str,
+    init_jitter: float,
+    seed: int | None,
+    chains: int | None,
+    **options: Any,
+) -> az.InferenceData:
+    """Fit the unidentified ``sgns``, then map every draw onto ``gauge``."""
+    from bayeswe.sgns.gauge import GAUGES, to_gauge
+
+    if gauge not in GAUGES:
+        raise ValueError(f"gauge must be one of {GAUGES}, got {gauge!r}")
+    if method in UNIDENTIFIED_ONLY:
+        raise ValueError(
+            f"{method} fits the unidentified model with ARD priors, not the model whose "
+            "gauge this maps: use identification='none'"
+        )
+    data.stan_data(K, prior_sd=prior_sd)
+    _check_method(method, chains, identified=False, options=options)
+    check_seed(seed)
+    words: Sequence[int] | None = None
+    if gauge == "anchors":
+        _check_anchor_words(data, K, anchor_words)
+    start = init == "map" and method in ("nuts", "pg-gibbs") and "inits" not in options
+    mode = None
+    if start or gauge == "anchors":
+        mode = fit(SGNS, data.stan_data(K, prior_sd=prior_sd), method="map", seed=seed)
+    if start:
+        # Every chain from the MAP plus its own jitter, as for the identified model:
+        # Stan's uniform(-2, 2) start lies far outside the prior's scale.
+        options["inits"] = _jittered(mode, chains=chains, scale=init_jitter * prior_sd, seed=seed)
+    idata = fit(
+        SGNS, data.stan_data(K, prior_sd=prior_sd), method=method, seed=seed, chains=chains,
+        **options,
+    )  # fmt: skip
+    if mode is not None and gauge == "anchors":
+        # the words are chosen from the MAP's context vectors, as find_anchors does; the
+        # gauge's matrix is the identity whatever their values
+        alpha = mode.posterior["alpha"].values[0, 0]
+        words = choose_anchor_words(alpha, K, anchor_words, counts=word_counts(data), seed=seed)
+    out = to_gauge(idata, gauge, anchor_words=words)
+    for attrs in (out.attrs, out.posterior.attrs):
+        attrs["identification"] = "posthoc"
+        attrs["init"] = "map" if start else ("user" if "inits" in options else init)
+    return out
+
+
+def _jittered(
+    mode: az.InferenceData, *, chains: int | None, scale: float, seed: int | None
+) -> list[dict[str, Any]]:
+    rho = mode.posterior["rho"].values[0, 0]
+    alpha = mode.posterior["alpha"].values[0, 0]
+    rng = np.random.default_rng(seed)
+    return [
+        {
+            "rho": rho + scale * rng.normal(size=rho.shape),
+            "alpha": alpha + scale * rng.normal(size=alpha.shape),
+        }
+        for _ in range(chains or 4)
+    ]
+
+
 def _check_method(
     method: str, chains: int | None, *, identified: bool, options: dict[str, Any]
 ) -> None:
     """Validate ``method``, ``chains`` and ``options`` as :func:`bayeswe.fit` will, now."""
     if method in METHODS:
         method_args(method, chains, **options)
-    elif method == "pg-gibbs" and identified:
+    elif method == "pg-gibbs":
         from bayeswe.samplers.checkpoint import check_checkpoint_path
         from bayeswe.samplers.pg_gibbs import PGGibbsArgs
 
