@@ -334,7 +334,9 @@ class SGNSGibbsProblem:
         return SGNS_IDENTIFIED if self.identified else SGNS
 
     @classmethod
-    def from_stan_data(cls, data: Mapping[str, Any], *, identified: bool = True) -> SGNSGibbsProblem:
+    def from_stan_data(
+        cls, data: Mapping[str, Any], *, identified: bool = True
+    ) -> SGNSGibbsProblem:
         """Validate the data (1-based indices, as for Stan) and build the blocks.
 
         ``identified=True``: data of ``sgns_identified`` (``K`` fixed context vectors);

@@ -57,9 +57,7 @@ def _pair(rho: ArrayLike, alpha: ArrayLike) -> tuple[NDArray[np.float64], NDArra
     return r, a
 
 
-def svd_gauge(
-    rho: ArrayLike, alpha: ArrayLike
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def svd_gauge(rho: ArrayLike, alpha: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The balanced factorization of ``rho @ alpha.T`` for every leading index.
 
     Parameters
