@@ -106,6 +106,66 @@ def _pg_gibbs(omega: str) -> Callable[[np.random.Generator, int], NDArray[np.int
     return run
 
 
+#: Gauge-free statistics of the unidentified SGNS: the logits ``rho_w . alpha_v``, and the
+#: squared norms of the vectors (invariant under the rotations the posterior is
+#: invariant under; the gauge move's scalings change them as the posterior says).
+SGNS_FREE_STATS = (
+    tuple(f"logit[{w},{v}]" for w in range(SGNS_V) for v in range(SGNS_V))
+    + tuple(f"|rho[{w}]|^2" for w in range(SGNS_V))
+    + tuple(f"|alpha[{v}]|^2" for v in range(SGNS_V))
+)
+
+
+def _sgns_free_draw(
+    rng: np.random.Generator, lam: float, sampler_lam: float
+) -> tuple[NDArray, NDArray, dict[str, Any]]:
+    """``rho``, ``alpha`` (all rows free) from the prior, labels from eq. (5); the data of
+    ``sgns`` with prior sd ``sampler_lam`` (``lam`` for a correct sampler)."""
+    from bayeswe.sgns import SGNSData
+
+    V, K = SGNS_V, SGNS_K
+    rho = rng.normal(0.0, lam, size=(V, K))
+    alpha = rng.normal(0.0, lam, size=(V, K))
+    target, context = np.divmod(np.arange(V * V), V)
+    n = np.full(V * V, SGNS_PAIR_COUNT)
+    n_pos = rng.binomial(n, expit(np.sum(rho[target] * alpha[context], axis=1)))
+    data = SGNSData(V, target, context, n, n_pos).stan_data(K, prior_sd=sampler_lam)
+    return rho, alpha, data
+
+
+def _gauge_free(rho: NDArray[np.float64], alpha: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:data:`SGNS_FREE_STATS` of ``(..., V, K)`` embeddings, as ``(..., 48)``."""
+    logits = np.einsum("...wk,...vk->...wv", rho, alpha)
+    lead = logits.shape[:-2]
+    return np.concatenate(
+        [
+            logits.reshape(*lead, -1),
+            np.einsum("...wk,...wk->...w", rho, rho),
+            np.einsum("...wk,...wk->...w", alpha, alpha),
+        ],
+        axis=-1,
+    )
+
+
+def _pg_gibbs_unidentified(
+    prior_factor: float = 1.0,
+) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
+
+        rho, alpha, data = _sgns_free_draw(rng, SGNS_LAMBDA, SGNS_LAMBDA * prior_factor)
+        idata = sample_pg_gibbs(
+            data, seed=seed, chains=1, identified=False, iter_warmup=PG_WARMUP,
+            iter_sampling=N_DRAWS * PG_THIN, thin=PG_THIN, init={"rho": rho, "alpha": alpha},
+            threads=1, progress=False,
+        )  # fmt: skip
+        post = idata.posterior
+        draws = _gauge_free(post["rho"].values[0], post["alpha"].values[0])
+        return rank_of(_gauge_free(rho, alpha), draws, rng)
+
+    return run
+
+
 def _stan_sgns(method: str) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         import bayeswe
@@ -346,6 +406,12 @@ _GLDA_DESIGN = (
 #: alias-MH whose proposal never changes after a word's first table (an exact MH step)
 _FROZEN: dict[str, Any] = {"scan": "document", "rebuild_every": 10**9, "fresh_doc": False}
 _PG = f"; {PG_WARMUP} sweeps from the true values discarded, every {PG_THIN}th kept"
+_SGNS_FREE_DESIGN = (
+    f"unidentified SGNS (every context vector free), V={SGNS_V}, K={SGNS_K}, prior sd "
+    f"lambda={SGNS_LAMBDA}; all {SGNS_V**2} (target, context) pairs observed "
+    f"n={SGNS_PAIR_COUNT} times; ranks of the {SGNS_V**2} logits rho_w . alpha_v and the "
+    f"squared norms of the {2 * SGNS_V} vectors (gauge-free)"
+)
 
 #: name -> (case, replication function)
 CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.int64]]]] = {
@@ -356,6 +422,15 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
     "pg-gibbs-per-block": (
         SBCCase("pg-gibbs-per-block", _SGNS_DESIGN + _PG, SGNS_STATS, {"omega": "per-block"}),
         _pg_gibbs("per-block"),
+    ),
+    "pg-gibbs-unidentified": (
+        SBCCase(
+            "pg-gibbs-unidentified",
+            _SGNS_FREE_DESIGN + _PG,
+            SGNS_FREE_STATS,
+            {"identified": False, "gauge_moves": True},
+        ),  # fmt: skip
+        _pg_gibbs_unidentified(),
     ),
     "lda-cgs": (
         SBCCase("lda-cgs", _LDA_DESIGN, LDA_STATS, {"algorithm": "sparse"}),
@@ -427,6 +502,14 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
 
 #: Deliberately wrong samplers, for the power checks of the tests (not in the CLI).
 BROKEN: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.int64]]]] = {
+    "pg-gibbs-unidentified-lambda-x1.3": (
+        SBCCase(
+            "pg-gibbs-unidentified-lambda-x1.3",
+            _SGNS_FREE_DESIGN + "; sampler's prior sd 1.3x the prior's",
+            SGNS_FREE_STATS,
+        ),  # fmt: skip
+        _pg_gibbs_unidentified(prior_factor=1.3),
+    ),
     "lda-cgs-alpha-x4": (
         SBCCase(
             "lda-cgs-alpha-x4", _LDA_DESIGN + "; sampler's alpha 4x the prior's", LDA_STATS

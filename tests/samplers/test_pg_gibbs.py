@@ -562,8 +562,10 @@ def test_topic_model_names_of_the_run_lengths(small_data: dict[str, Any]) -> Non
         bayeswe.fit("sgns_identified", small_data, sweeps=6, iter_sampling=6, **kw)
 
 
-def test_pg_gibbs_is_only_for_the_identified_model(small_data: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match="sgns_identified"):
-        bayeswe.fit("sgns", small_data, method="pg-gibbs", seed=1)
+def test_pg_gibbs_is_for_the_sgns_models_only(small_data: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="sgns_identified, sgns"):
+        bayeswe.fit("lda", small_data, method="pg-gibbs", seed=1)
+    with pytest.raises(ValueError, match="gauge_moves applies to the unidentified"):
+        bayeswe.fit("sgns_identified", small_data, method="pg-gibbs", seed=1, gauge_moves=True)
     with pytest.raises(ValueError, match="seed"):
         bayeswe.fit("sgns_identified", small_data, method="pg-gibbs", seed=-1)

@@ -69,6 +69,7 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
 @pytest.mark.parametrize(
     "sampler",
     [
+        "pg-gibbs-unidentified",
         "lda-cgs",
         "lda-cgs-dense",
         "glda-cgs",
@@ -92,6 +93,8 @@ def test_exact_samplers_are_calibrated(sampler: str) -> None:
 @pytest.mark.parametrize(
     ("sampler", "replications", "worst"),
     [
+        # the unidentified SGNS sampler's prior sd 1.3x the one the data were drawn with
+        ("pg-gibbs-unidentified-lambda-x1.3", 200, None),
         # the sampler's document prior alpha 4x the one the data were drawn with
         ("lda-cgs-alpha-x4", 200, "log_p_z"),
         # alias-MH with tables frozen and the MH ratio of log-densities
