@@ -70,6 +70,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.sgns_approx",
         "SGNS: 90 %% interval coverage and width of approximations vs PG-Gibbs",
     ),
+    "sgns-identification": (
+        "bayeswe.bench.sgns_identification",
+        "SGNS post hoc gauge vs MAP anchors: PG-Gibbs cost per effective draw, coverage",
+    ),
     "laplace-sparse": (
         "bayeswe.bench.laplace_sparse",
         "sparse Laplace for SGNS: time and peak memory of the MAP, Hessian, factor and draws",
