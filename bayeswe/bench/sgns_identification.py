@@ -180,6 +180,16 @@ def run(
     }
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Options of ``bayeswe bench sgns-identification`` (added to ``parser`` if given)."""
     if parser is None:
@@ -187,7 +197,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
             prog="bayeswe bench sgns-identification", description=__doc__
         )
     harness.add_common_options(parser, quick="K = 2, V = 10, N = 2,000, one dataset, 200 + 200")
-    parser.add_argument("--datasets", type=int, default=3, help="datasets per setting (3)")
+    parser.add_argument("--datasets", type=_positive, default=3, help="datasets per setting (3)")
     return parser
 
 
@@ -195,8 +205,6 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """Run the benchmark and print one JSON object."""
     if args is None:
         args = build_parser().parse_args(argv)
-    if args.datasets < 1:
-        raise harness.BenchError(f"--datasets must be at least 1, got {args.datasets}")
     if args.quick:
 
         def body() -> dict[str, Any]:
