@@ -11,7 +11,8 @@ with :func:`bayeswe.fit`.
 
 from bayeswe.sgns.data import SGNSData, default_vocabulary
 from bayeswe.sgns.errors import IdentificationError, SGNSDataError
-from bayeswe.sgns.fitting import find_anchors, fit_sgns
+from bayeswe.sgns.fitting import default_identification, find_anchors, fit_sgns
+from bayeswe.sgns.gauge import svd_gauge, to_gauge
 from bayeswe.sgns.identify import (
     Anchors,
     check_anchors,
@@ -51,7 +52,10 @@ __all__ = [
     "default_vocabulary",
     "draws_of",
     "find_anchors",
+    "default_identification",
     "fit_sgns",
+    "svd_gauge",
+    "to_gauge",
     "identify_draws",
     "identify_transform",
     "interval_coverage",

@@ -92,7 +92,14 @@ def test_unidentified_posterior_is_a_shell() -> None:
     assert np.all(norms > 0.3)  # the vectors themselves are not small ...
     assert np.max(_collapse(rho)) < 0.4  # ... their posterior means are
     identified = fit_sgns(
-        sim.data, K, prior_sd=sd, method="nuts", seed=3, chains=4, iter_sampling=1000
+        sim.data,
+        K,
+        prior_sd=sd,
+        method="nuts",
+        identification="anchors",
+        seed=3,
+        chains=4,
+        iter_sampling=1000,
     )
     rho_id, _ = draws_of(identified)
     assert np.median(_collapse(rho_id)) > 0.8

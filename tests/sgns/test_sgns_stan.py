@@ -243,12 +243,14 @@ def test_identification_workflow_converges() -> None:
 def test_map_initialization_is_seeded_and_recorded() -> None:
     sim = simulate_sgns(10, 2, 2000, seed=4)
     kwargs = {"method": "nuts", "seed": 9, "chains": 2, "iter_warmup": 50, "iter_sampling": 20}
-    a = fit_sgns(sim.data, 2, **kwargs)
-    b = fit_sgns(sim.data, 2, **kwargs)
-    assert a.attrs["init"] == "map" and a.attrs["fixed_words"] == b.attrs["fixed_words"]
-    np.testing.assert_array_equal(a.posterior["rho"].values, b.posterior["rho"].values)
-    c = fit_sgns(sim.data, 2, init="random", **kwargs)
-    assert c.attrs["init"] == "random"
+    for identification in ("anchors", "posthoc"):
+        a = fit_sgns(sim.data, 2, identification=identification, **kwargs)
+        b = fit_sgns(sim.data, 2, identification=identification, **kwargs)
+        assert a.attrs["init"] == "map" and a.attrs["identification"] == identification
+        np.testing.assert_array_equal(a.posterior["rho"].values, b.posterior["rho"].values)
+        c = fit_sgns(sim.data, 2, identification=identification, init="random", **kwargs)
+        assert c.attrs["init"] == "random"
+    assert fit_sgns(sim.data, 2, identification="anchors", **kwargs).attrs["fixed_words"]
     with pytest.raises(ValueError, match="init must be"):
         fit_sgns(sim.data, 2, method="map", init="prior")
     with pytest.raises(ValueError, match="anchors apply only"):
