@@ -1,8 +1,9 @@
 """Compare inference methods on simulated SGNS data (section 4.1.2, Tables 1-3, 5).
 
-One simulated dataset (eqs. (16)-(18)) with known embeddings; the identification
-workflow of section 4.1.1 (MAP anchors, chosen by pivoted QR unless told
-otherwise) and then one fit of ``sgns_identified`` per method. For each method
+One simulated dataset (eqs. (16)-(18)) with known embeddings and one fit per method,
+each identified as :func:`~bayeswe.sgns.fitting.fit_sgns` does by default (post hoc
+for NUTS and PG-Gibbs; the MAP anchors of section 4.1.1, chosen by pivoted QR unless
+told otherwise, for the others) or as ``identification`` says. For each method
 (the JSON keys of :meth:`SGNSComparison.to_dict`):
 
 * ``wall_s``: wall time of the Stan run (compilation excluded), ``draws`` and
@@ -13,8 +14,11 @@ otherwise) and then one fit of ``sgns_identified`` per method. For each method
   For the approximations (one "chain" of independent draws) it is close to the
   number of draws by construction; for MAP it is undefined;
 * ``rhat_max``: largest R-hat of the free parameters (NUTS with two or more chains);
-* ``rmse_co``: eq. (12) between the point estimate (posterior mean of the
-  identified ``rho`` and ``alpha``; the mode for MAP) and the truth (Figure 2);
+* ``rmse_co``: eq. (12) between the point estimate and the truth (Figure 2); the
+  point estimate is the posterior mean of the anchored ``rho`` and ``alpha`` (the
+  mode for MAP), and for a post hoc or unidentified fit the posterior mean of
+  ``rho @ alpha.T`` (gauge-free: averaged coordinates of draws in different gauges
+  mean nothing), factorized to rank ``K``;
 * ``coverage90``: share of the ``V^2`` true ``P(w ∧ v)`` inside the equal-tailed
   credible interval at ``level`` (90 % by default; Table 1);
 * ``holdout_loglik``: mean log likelihood per held-out observation (eq. (5)) of
@@ -24,8 +28,9 @@ otherwise) and then one fit of ``sgns_identified`` per method. For each method
 
 With ``out_dir`` each method's InferenceData is saved as ``<out_dir>/<method>.nc``
 and ``<out_dir>/cosine_similarity.png`` overlays the posteriors of the cosine
-similarity of a few word pairs (target vectors ``rho``, identified coordinates;
-Figures 4-6) for all methods, with the true value mapped onto the same slice. Each
+similarity of a few word pairs (target vectors ``rho`` in the svd gauge of
+:mod:`bayeswe.sgns.gauge`, whatever the fit's own; Figures 4-6) for all methods, with
+the true value in the same gauge. Each
 file is written whole or not at all (:mod:`bayeswe.atomic`; a full disk raises
 :class:`~bayeswe.errors.OutputError`).
 """
@@ -52,11 +57,11 @@ from bayeswe.errors import StanError
 from bayeswe.fit import METHODS as STAN_METHODS
 from bayeswe.fit import SAMPLER_METHODS
 from bayeswe.options import parse_method_list
-from bayeswe.sgns.fitting import UNIDENTIFIED_ONLY, find_anchors, fit_sgns
+from bayeswe.sgns.fitting import UNIDENTIFIED_ONLY, default_identification, find_anchors, fit_sgns
+from bayeswe.sgns.gauge import svd_gauge, to_gauge
 from bayeswe.sgns.identify import (
     ANCHOR_RULES,
     DEFAULT_ANCHOR_RULE,
-    identify_transform,
 )
 from bayeswe.sgns.metrics import (
     cosine_similarity,
@@ -232,6 +237,7 @@ def compare_methods(
     draws: int = 2000,
     anchor_words: str | Sequence[int] = DEFAULT_ANCHOR_RULE,
     init: str = "map",
+    identification: str | None = None,
     level: float = 0.9,
     holdout_fraction: float | None = None,
     out_dir: str | Path | None = None,
@@ -261,6 +267,10 @@ def compare_methods(
         Rule for the fixed words (see :func:`~bayeswe.sgns.identify.choose_anchor_words`).
     init
         ``"map"`` or ``"random"`` initialization (see :func:`~bayeswe.sgns.fitting.fit_sgns`).
+    identification
+        ``"posthoc"``, ``"anchors"`` or ``"none"`` for every method; by default each
+        method's own (:func:`~bayeswe.sgns.fitting.default_identification`: post hoc
+        for NUTS and PG-Gibbs). Anchored methods share one set of anchors.
     level
         Credible level of the coverage check (reported as ``coverage90``).
     holdout_fraction
@@ -304,14 +314,14 @@ def compare_methods(
             if method == "nuts":
                 options["show_progress"] = True
         started = time.perf_counter()
-        identified = method not in UNIDENTIFIED_ONLY
+        how = identification or default_identification(method)
         try:
             idata = fit_sgns(
                 train,
                 K,
                 method=method,
-                identified=identified,
-                anchors=anchors if identified else None,
+                identification=how,
+                anchors=anchors if how == "anchors" else None,
                 prior_sd=sd,
                 init=init,
                 seed=fit_seed,
@@ -354,18 +364,15 @@ def compare_methods(
         "draws": draws,
         "anchor_rule": anchor_words if isinstance(anchor_words, str) else "explicit",
         "init": init,
+        "identification": identification or "per method",
         "level": level,
     }
     extra: dict[str, Any] = {}
     if out is not None:
-        # Cosine similarity is not GL(K)-invariant: compare in identified coordinates.
-        true_rho, _ = identify_transform(
-            sim.rho, sim.alpha, anchors.fixed_index, anchors.fixed_alpha
-        )
-        mapped = {
-            m: _on_identified_slice(idata, anchors) if m in UNIDENTIFIED_ONLY else idata
-            for m, idata in fits.items()
-        }
+        # Cosine similarity depends on the gauge: every fit, and the truth, in the svd
+        # gauge (a function of rho @ alpha.T alone, whatever the fit's own gauge).
+        true_rho, _ = svd_gauge(sim.rho, sim.alpha)
+        mapped = {m: to_gauge(idata, "svd") for m, idata in fits.items()}
         figure = _cosine_figure(mapped, train.vocabulary, true_rho, out / "cosine_similarity.png")
         extra["files"] = sorted([f"{m}.nc" for m in fits] + [figure.name])
     return SGNSComparison(
@@ -388,15 +395,28 @@ def _evaluate(
     rho, alpha = draws_of(idata)
     n_draws = rho.shape[0]
     rho_hat, alpha_hat = rho.mean(axis=0), alpha.mean(axis=0)
+    if idata.attrs.get("identification") in ("posthoc", "none"):
+        # averaged coordinates of draws in different gauges mean nothing: the point
+        # estimate is the posterior mean of rho @ alpha.T, factorized in the svd gauge
+        theta = np.einsum("dwk,dvk->wv", rho, alpha) / n_draws
+        u, sv, wt = np.linalg.svd(theta)
+        K = rho.shape[-1]
+        rho_hat, alpha_hat = u[:, :K] * np.sqrt(sv[:K]), wt[:K].T * np.sqrt(sv[:K])
     coverage = math.nan
     if n_draws > 1:
         coverage = float(interval_coverage(rho, alpha, truth, level=level).mean())
     ess = _cooccurrence_ess(idata) if n_draws > 1 else math.nan
     rhat_max = math.nan
     if method in ("nuts", "pg-gibbs") and idata.posterior.sizes["chain"] > 1:
-        names = ["rho", "alpha_free"]
-        rhat = az.rhat(idata, var_names=names)
-        rhat_max = float(max(rhat[v].values.max() for v in names))
+        if idata.attrs.get("identification") == "anchors":
+            names = ["rho", "alpha_free"]
+            rhat = az.rhat(idata, var_names=names)
+            rhat_max = float(max(rhat[v].values.max() for v in names))
+        else:  # single coordinates are not identified: R-hat of P(w ∧ v)
+            post = idata.posterior
+            prob = expit(np.einsum("cdwk,cdvk->cdwv", post["rho"].values, post["alpha"].values))
+            ds = xr.Dataset({"p": (("chain", "draw", "w", "v"), prob)})
+            rhat_max = float(np.nanmax(az.rhat(ds)["p"].values))
     wall = float(idata.attrs["wall_time"])
     return MethodResult(
         method=method,
@@ -410,20 +430,6 @@ def _evaluate(
         holdout_loglik=float(mean_log_likelihood(rho_hat, alpha_hat, test)),
         rhat_max=rhat_max,
     )
-
-
-def _on_identified_slice(idata: az.InferenceData, anchors: Any) -> az.InferenceData:
-    """A copy of an unidentified fit with every draw mapped onto ``alpha[I] = M``."""
-    post = idata.posterior
-    rho = post["rho"].transpose("chain", "draw", "word", "dim")
-    alpha = post["alpha"].transpose("chain", "draw", "word", "dim")
-    new_rho, new_alpha = identify_transform(
-        rho.values, alpha.values, anchors.fixed_index, anchors.fixed_alpha
-    )
-    out = idata.copy()
-    out.posterior["rho"] = rho.copy(data=new_rho)
-    out.posterior["alpha"] = alpha.copy(data=new_alpha)
-    return out
 
 
 def _cosine_figure(
@@ -549,6 +555,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     )
     add("--init", choices=("map", "random"), default="map",
         help="start at the MAP (default) or at Stan's random inits")  # fmt: skip
+    add("--identification", choices=("posthoc", "anchors", "none"), default=None,
+        help="for every method (default: each method's own, post hoc for nuts and "
+        "pg-gibbs, MAP anchors for the others)")  # fmt: skip
     add(
         "--holdout",
         type=float,
@@ -583,6 +592,7 @@ def main(argv: Sequence[str] | None = None, *, args: argparse.Namespace | None =
         draws=args.draws,
         anchor_words=args.anchor_words,
         init=args.init,
+        identification=getattr(args, "identification", None),
         holdout_fraction=args.holdout,
         out_dir=getattr(args, "out", None),
         progress=None if getattr(args, "quiet", False) else _stderr_progress,

@@ -1,4 +1,4 @@
-# Identified SGNS on the State of the Union addresses 1946-2021 by Polya-Gamma Gibbs.
+# SGNS on the State of the Union addresses 1946-2021 by Polya-Gamma Gibbs (post hoc gauge).
 # Needs the dataset: `make data` or `bayeswe data fetch sotu`.
 import bayeswe
 from bayeswe.corpus import ENGLISH_STOPWORDS, build_vocabulary, holdout_split
