@@ -13,23 +13,26 @@ Steps (each timed, with progress lines on stderr):
    eqs. (4)-(5)): window 2, one negative per positive (the paper's Congress setting,
    section 4.3), word2vec subsampling ``t = 1e-3``; 10 % of the observations are held
    out (:func:`bayeswe.corpus.holdout_split`).
-2. **MAP** of the unidentified SGNS by Stan's L-BFGS, then ``K`` context vectors are
-   fixed at their MAP values (section 2, Prop. 1; :func:`bayeswe.sgns.find_anchors`).
-3. **PG-Gibbs**: the identified posterior by Pólya-Gamma blocked Gibbs (Algorithm 1),
-   every chain started at the MAP mapped onto the identified slice.
-4. **ADVI** (Stan, mean-field) of the same identified model from the same start, for
-   contrast: mean-field VI can understate posterior spread (the paper's Table 1); the
-   report prints both sets of intervals and their mean width ratio so this can be
-   checked on real data.
+2. **MAP** of the unidentified SGNS by Stan's L-BFGS, and ``K`` context words whose MAP
+   vectors ADVI will hold fixed (section 2, Prop. 1; :func:`bayeswe.sgns.find_anchors`).
+3. **PG-Gibbs**: the posterior of the unidentified model by Pólya-Gamma blocked Gibbs
+   (Algorithm 1, every context vector free, a gauge move after each sweep), every
+   chain started at the MAP; each draw is then mapped onto the svd gauge
+   (``fit_sgns(identification="posthoc")``, :mod:`bayeswe.sgns.gauge`).
+4. **ADVI** (Stan, mean-field) of the identified model (the context vectors of step 2
+   fixed) from the same start, for contrast: mean-field VI can understate posterior
+   spread (the paper's Table 1); the report prints both sets of intervals and their
+   mean width ratio so this can be checked on real data.
 5. **Report**: time per method; posterior of the cosine similarity of political word
    pairs (mean and 90 % interval); ``P(cos(immigration, economy) > cos(immigration,
    security))``; nearest neighbours with the posterior probability of being in the
-   top ``k``; hold-out log-likelihood per observation of the MAP, the Gibbs posterior
-   mean and the ADVI mean (the comparison of the paper's Tables 5-6). Figures (PNG),
+   top ``k``; hold-out log-likelihood per observation of the MAP, and the posterior
+   predictive of PG-Gibbs and of ADVI (each observation's probability averaged over
+   the draws, which needs no common frame for the draws). Figures (PNG),
    the fits (NetCDF InferenceData) and the report are written to ``out``.
 
-Cosine similarities use the ``rho`` (target) vectors. They are well defined in the
-identified model (fixed context vectors remove the ``GL(K)`` symmetry); the
+Cosine similarities use the ``rho`` (target) vectors, in the svd gauge for every method
+(the MAP and ADVI mapped onto it too, so that all three answer the same question); the
 posterior questions are answered by :mod:`bayeswe.evaluation`.
 """
 
@@ -164,13 +167,11 @@ def _vocabulary(documents: Sequence[Sequence[str]], settings: DemoSettings, extr
     return Vocabulary(tuple(ranked), np.array([counts[w] for w in ranked], dtype=np.int64))
 
 
-def _point(idata: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior means of ``rho`` and ``alpha`` (the point estimate of Tables 5-6)."""
-    post = idata.posterior
-    return (
-        post["rho"].mean(("chain", "draw")).transpose("word", "dim").values,
-        post["alpha"].mean(("chain", "draw")).transpose("word", "dim").values,
-    )
+def _draws(idata: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Every draw of ``rho`` and ``alpha``, as ``(draws, word, dim)``."""
+    from bayeswe.sgns import draws_of
+
+    return draws_of(idata)
 
 
 def _ess(draws: Any) -> float:
@@ -213,8 +214,14 @@ def run_demo(
         posterior_neighbours,
         posterior_prob_closer,
     )
-    from bayeswe.sgns import find_anchors, identify_transform, mean_log_likelihood
-    from bayeswe.sgns.models import SGNS_IDENTIFIED
+    from bayeswe.sgns import (
+        find_anchors,
+        identify_transform,
+        mean_log_likelihood,
+        mean_log_predictive,
+        to_gauge,
+    )
+    from bayeswe.sgns.models import SGNS, SGNS_IDENTIFIED
 
     s = settings or DemoSettings()
     say = progress or (lambda line: None)
@@ -300,17 +307,18 @@ def run_demo(
     say(f"[demo] PG-Gibbs: {s.chains} chains x ({s.warmup} warm-up + {s.draws}) sweeps ...")
     t0 = time.perf_counter()
     gibbs = bayeswe.fit(
-        SGNS_IDENTIFIED,
-        stan_data,
+        SGNS,
+        train.stan_data(s.K, prior_sd=s.prior_sd),
         method="pg-gibbs",
         seed=s.seed,
         chains=s.chains,
         iter_warmup=s.warmup,
         iter_sampling=s.draws,
         thin=s.thin,
-        inits=[start] * s.chains,
+        inits=[{"rho": rho_map, "alpha": alpha_map}] * s.chains,
         callback=tick,
     )
+    gibbs = to_gauge(gibbs, "svd")
     timings["pg-gibbs"] = time.perf_counter() - t0
 
     # 4. ADVI --------------------------------------------------------------------
@@ -331,7 +339,7 @@ def run_demo(
     say(f"[demo] ADVI done in {timings['advi']:.1f} s")
 
     # 5. answers -------------------------------------------------------------------
-    fits = {"MAP": map_idata, "PG-Gibbs": gibbs, "ADVI": advi}
+    fits = {"MAP": to_gauge(map_idata, "svd"), "PG-Gibbs": gibbs, "ADVI": to_gauge(advi, "svd")}
     tables = {name: posterior_cosine_table(fit, None, pairs) for name, fit in fits.items()}
     table = tables["PG-Gibbs"][["word1", "word2", "mean", "lower", "upper"]].copy()
     table.insert(2, "map", tables["MAP"]["mean"].to_numpy())
@@ -356,8 +364,8 @@ def run_demo(
     }
     holdout = {
         "MAP": float(mean_log_likelihood(rho_id, alpha_id, test)),
-        "posterior mean (PG-Gibbs)": float(mean_log_likelihood(*_point(gibbs), test)),
-        "mean of ADVI": float(mean_log_likelihood(*_point(advi), test)),
+        "posterior predictive (PG-Gibbs)": float(mean_log_predictive(*_draws(gibbs), test)),
+        "posterior predictive (ADVI)": float(mean_log_predictive(*_draws(advi), test)),
     }
 
     # 6. files ---------------------------------------------------------------------
@@ -402,7 +410,8 @@ def _report(
         f"SGNS data: V={summary['V']} words, window {s.window}, {s.negatives} negative(s) per "
         f"positive, subsampling t={s.subsample}; {summary['P_train']:,} unique pairs, "
         f"N={summary['N_train']:,} training and {summary['N_test']:,} held-out observations",
-        f"Model: K={s.K}, prior sd {s.prior_sd}; identified by fixing the context vectors of "
+        f"Model: K={s.K}, prior sd {s.prior_sd}; PG-Gibbs samples it unidentified and maps "
+        "each draw onto the svd gauge; ADVI fixes the context vectors of "
         f"{', '.join(anchors.words)} at their MAP values",
         "",
         f"{'method':10s} {'wall s':>8s}  what",
@@ -413,8 +422,8 @@ def _report(
         f"{'ADVI':10s} {timings['advi']:8.1f}  Stan mean-field, {s.advi_iter} iterations, "
         "MAP start",
         "",
-        "Cosine similarity of rho vectors: MAP, PG-Gibbs posterior mean [90% interval] (ESS),",
-        "and ADVI mean [90% interval]",
+        "Cosine similarity of rho vectors (svd gauge): MAP, PG-Gibbs posterior mean",
+        "[90% interval] (ESS), and ADVI mean [90% interval]",
         f"{'pair':24s} {'MAP':>6s}  {'PG-Gibbs':>22s} {'ESS':>6s}  {'ADVI':>22s}",
     ]
     for row in table.itertuples():

@@ -134,8 +134,9 @@ def to_gauge(
 ) -> az.InferenceData:
     """A copy of ``idata`` whose ``rho`` and ``alpha`` draws are mapped onto ``gauge``.
 
-    Other posterior variables and groups are kept. ``attrs["gauge"]`` records the
-    gauge (and ``attrs["gauge_words"]`` the anchor words of ``"anchors"``).
+    Other posterior variables and groups are kept, but for ``alpha_free`` (the free rows
+    of an anchored fit, in that fit's frame), which is dropped. ``attrs["gauge"]``
+    records the gauge (and ``attrs["gauge_words"]`` the anchor words of ``"anchors"``).
 
     Parameters
     ----------
@@ -163,7 +164,7 @@ def to_gauge(
             index = np.asarray(items, dtype=np.int64)
         words = ",".join(vocab[i] for i in index)
     rho, alpha = gauge_draws(post["rho"].values, post["alpha"].values, gauge, fixed_index=index)
-    new = post.copy()
+    new = post.drop_vars([v for v in ("alpha_free",) if v in post])
     new["rho"] = (post["rho"].dims, rho)
     new["alpha"] = (post["alpha"].dims, alpha)
     out = idata.copy()
