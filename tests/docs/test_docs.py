@@ -1,13 +1,10 @@
-"""The documentation: README size, relative links, the benchmark tables, a strict build."""
+"""The documentation sources: README size, relative links, the benchmark tables."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -268,25 +265,7 @@ def test_mixing_table_has_a_row_for_every_real_run():
     assert hook.MIXING_PLACEHOLDER in text and "| run | corpus |" not in text
 
 
-def test_mkdocs_build_strict(tmp_path):
-    # No skip: `make test` installs the docs extra, so a missing mkdocs is a failure.
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    page = (tmp_path / "site" / "benchmarks" / "index.html").read_text(encoding="utf-8")
-    for path in sorted(RESULTS.glob("*.json")):
-        assert path.name in page
-    # Included, not copied: the Stan program and the changelog are in the pages.
-    site = tmp_path / "site"
-    assert "sgns_partial_loglik" in (site / "sgns" / "index.html").read_text(encoding="utf-8")
-    assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
+# The strict build and the checks of the built site: test_site.py.
 
 
 # A measured speed typed into prose: "3.2x faster", "12.8× NUTS", "398k tokens/s",
