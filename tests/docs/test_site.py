@@ -243,3 +243,18 @@ def test_404_page_links_its_assets_from_the_sub_path(site: Path) -> None:
     links = re.findall(r'<a [^>]*href="([^"#]+)"', html)
     local = [u for u in links if not is_external(u)]
     assert local and all(u.startswith(base) for u in local), local
+
+
+def test_every_full_run_has_its_page_linked_from_the_overview(site: Path) -> None:
+    overview = (site / "reproduce" / "index.html").read_text(encoding="utf-8")
+    targets = sorted(p.parent.name for p in (REPO / "reproductions").glob("*/REPORT.md"))
+    assert targets
+    for target in targets:
+        page = site / "reproduce" / target / "index.html"
+        assert page.is_file(), target
+        assert f'href="{target}/"' in overview, target
+        html = page.read_text(encoding="utf-8")
+        # its figures are in the site, and each links to itself (opens full size)
+        for src in re.findall(r'<img[^>]*src="([^"]+\.png)"', html):
+            assert (page.parent / src).resolve().is_file(), (target, src)
+            assert f'<a href="{src}"><img' in html, (target, src)
