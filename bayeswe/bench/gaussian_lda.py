@@ -16,7 +16,7 @@ one process:
   are timed and the time per iteration is extrapolated to the corpus.
 
 The Java reference (rajarshd/Gaussian_LDA) cannot run here; its exact sampler's
-~19,000 tokens/s at D = 50, K = 20 is *quoted* from the issue, not measured.
+~19,000 tokens/s at D = 50, K = 20 is *quoted*, not measured.
 
 **Data.** D = 50; K = 20, 50, 100 (``--topics``). A synthetic corpus (500 documents
 x 100 tokens over 3,000 word types in 20 Gaussian blobs, :func:`synthetic_corpus`)
@@ -79,7 +79,7 @@ __all__ = [
     "with_topics",
 ]
 
-JAVA_TOKENS_PER_S_D50_K20 = 19_000  # quoted from the issue, not measured here
+JAVA_TOKENS_PER_S_D50_K20 = 19_000  # quoted, not measured here
 
 #: The samplers timed side by side (besides ``naive``): row name -> arguments of ``step``.
 SIDES: dict[str, dict[str, Any]] = {

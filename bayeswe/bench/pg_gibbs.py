@@ -1,4 +1,4 @@
-"""``bayeswe bench pg-gibbs``: PG blocked Gibbs for identified SGNS against Stan's NUTS (issue 4).
+"""``bayeswe bench pg-gibbs``: PG blocked Gibbs for identified SGNS against Stan's NUTS.
 
 **Compared.** :func:`bayeswe.samplers.pg_gibbs.sample_pg_gibbs` with the default PG
 schedule (``omega="per-sweep"``) on each ``--threads`` count (default 1 and 2) and
@@ -140,7 +140,7 @@ def _map_start(data: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
 
 
 #: ``--scaling``: the paper's Table 3 settings at S = 1 (uniform), then larger Zipf
-#: settings as in the issue (K = 50, V = 1000; K = 100, V = 2000; N up to 1e7).
+#: settings (K = 50, V = 1000; K = 100, V = 2000; N up to 1e7).
 SCALING_GRID: tuple[tuple[int, int, int, int, str], ...] = (
     *(
         (V, K, N, 1, "uniform")
@@ -702,7 +702,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     else:
         grid = [
             (V, K, N, S, "uniform")
-            for N in (500_000, 50_000)  # the issue's target setting first
+            for N in (500_000, 50_000)  # Table 3's larger N first
             for (K, V) in ((20, 200), (10, 200), (5, 100))
             for S in (10, 1)
         ]
@@ -746,7 +746,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             )
         )  # fmt: skip
         harness.progress(settings[-1])
-    # The target setting of the issue, with the sampler's default S=1 when it was run.
+    # The target setting (K = 20, V = 200, N = 5e5), with the sampler's default S=1.
     target = [
         s
         for s in settings

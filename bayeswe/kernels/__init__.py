@@ -7,8 +7,8 @@ results do not depend on the number of Numba threads.
 Importing this package sets ``OMP_WAIT_POLICY=passive`` unless it is set already:
 with Numba's OpenMP threading layer and the default (active) policy, idle worker
 threads spin, and on a machine whose cores are shared with other processes each
-parallel region then costs ~20 ms instead of microseconds (measured on the 2-core
-development machine: 77 ms against 5 ms per Gibbs sweep). It must be set before
+parallel region then costs ~20 ms instead of microseconds (measured on a 2-core
+machine: 77 ms against 5 ms per Gibbs sweep). It must be set before
 OpenMP starts, i.e. before the first parallel kernel runs.
 """
 

@@ -42,7 +42,7 @@ corpus's, when one of its topics has at least 8 proper nouns among its fifteen w
 (:data:`NAME_WORDS`; words the tagged Brown corpus marks as proper nouns most of the
 time).
 
-**Cost.** About 40 CPU-minutes on one worker (measured on a 2-core AMD EPYC): a
+**Cost.** About 40 CPU-minutes on one worker (measured on a 2-core x86-64 CPU): a
 newsgroups Gaussian LDA run takes 1.5 CPU-minutes, the NYT one 32 (19 CPU-seconds a
 sweep), the LDA runs 2 in all, the report half a minute. With ``--workers 2`` the NYT
 Gaussian LDA run is the critical path: about 35 minutes.

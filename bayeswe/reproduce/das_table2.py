@@ -61,7 +61,7 @@ standardised topic proportions, trained on the training documents' features. Acc
 is pooled over the five folds (500 predictions; its binomial standard error beside
 it).
 
-**Cost.** 350 to 470 CPU-minutes on one worker (measured on two 2-core AMD EPYC
+**Cost.** 350 to 470 CPU-minutes on one worker (measured on two 2-core x86-64
 machines): a Gaussian LDA cell takes 12.5 (10.5 to fit 377k training tokens at 6.3 CPU
 seconds a sweep, 2 to infer the features), an LDA cell half a minute, an online cell
 16 to 28 (the same fit and features, then one inference per batch size: the full

@@ -676,7 +676,7 @@ class GLDAGibbsArgs:
         Sherman-Morrison when a token moves and rebuilt after every 128 moves of a
         topic; each distance is then one contiguous dot product (SIMD), about 2x
         faster for ``cgs`` at D = 50. ``"solve"``: a forward substitution with the
-        factor per distance (the issue's design). Both keep and update the same
+        factor per distance (the textbook evaluation). Both keep and update the same
         Cholesky factors and evaluate the same conditional; their draws are equal until
         rounding first differs (identical on the test problems).
     type_moves

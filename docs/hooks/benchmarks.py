@@ -1,16 +1,28 @@
-"""MkDocs hook: the benchmark tables of docs/benchmarks.md, generated from the results files.
+"""MkDocs hook: docs/benchmarks.md, generated from the results files.
 
-Every ``benchmarks/results/*.json`` file becomes one section: which benchmark wrote it,
-the command that ran it (``run.command``; older files say "command not recorded"), the
-date, commit and machine facts when the file records them, and its ``summary`` as a
-table. The page holds only the placeholder :data:`PLACEHOLDER`; no figure is typed by hand.
+``benchmarks/results/*.json`` holds the runs the page's headline cites;
+``benchmarks/results/archive/*.json`` the exploratory runs (studies cite them), listed and
+not rendered. ``benchmarks/headline.toml`` says which comparisons the headline shows, in
+words; every number is read from the results files when the site is built.
 
-A second placeholder, :data:`MIXING_PLACEHOLDER` (docs/gaussian-lda.md), becomes one
-table per number of topics that sets every ``gaussian-lda-mixing`` run side by side:
-each alias-MH setting of each file in a row, with its run settings and headline ratios
-over cgs read from the file's ``summary`` and ``settings``.
+The page holds the placeholder :data:`PLACEHOLDER`, which becomes:
 
-A results file that is not a JSON object with a ``summary`` fails the build.
+- the headline table, one comparison a row (what against which peer, the ratio, the
+  setting, the results file, the date);
+- one short section per benchmark: its help line, its figure where it has one (drawn by
+  :func:`draw_figures` at build time), its results files with their run facts, and each
+  file's summary and command in a collapsed block;
+- the list of archived runs.
+
+Every results file is published beside the page (``benchmarks/results/NAME.json``).
+
+A second placeholder, :data:`MIXING_PLACEHOLDER`, becomes one table per number of topics
+that sets every archived ``gaussian-lda-mixing`` run side by side: each alias-MH setting of
+each file in a row, with its run settings and headline ratios over cgs read from the
+file's ``summary`` and ``settings``.
+
+A results file that is not a JSON object with a ``summary``, a headline row whose file
+or key is missing, or a cited file that is archived fails the build.
 """
 
 from __future__ import annotations
@@ -19,6 +31,8 @@ import ast
 import json
 import math
 import shlex
+import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -26,28 +40,34 @@ PLACEHOLDER = "<!-- benchmark-results -->"
 MIXING_PLACEHOLDER = "<!-- gaussian-lda-mixing-runs -->"
 MIXING_PREFIX = "gaussian_lda_mixing"
 NOT_RECORDED = "not recorded"
+RESULTS = Path("benchmarks") / "results"
+ARCHIVE = RESULTS / "archive"
+HEADLINE = Path("benchmarks") / "headline.toml"
+#: Where the results files and figures are published in the site.
+SITE_RESULTS = "benchmarks/results"
+SITE_FIGURES = "benchmarks/figures"
 
 
 class ResultsError(Exception):
-    """A results file that cannot be rendered."""
+    """A results file, or a headline row, that cannot be rendered."""
 
 
 def _repo_root(config: Any) -> Path:
     return Path(config["config_file_path"]).resolve().parent
 
 
-def benchmark_names(repo_root: Path) -> list[str]:
-    """The keys of ``bayeswe.bench.BENCHMARKS``, read without importing bayeswe."""
+def benchmark_names(repo_root: Path) -> dict[str, tuple[str, str]]:
+    """``bayeswe.bench.BENCHMARKS`` (name -> module, help line), read without importing."""
     init = repo_root / "bayeswe" / "bench" / "__init__.py"
     if not init.is_file():
-        return []
+        return {}
     for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
         target = getattr(node, "target", None) or (getattr(node, "targets", None) or [None])[0]
         if isinstance(target, ast.Name) and target.id == "BENCHMARKS":
-            value = node.value
-            if isinstance(value, ast.Dict):
-                return [k.value for k in value.keys if isinstance(k, ast.Constant)]
-    return []
+            value = ast.literal_eval(node.value)
+            if isinstance(value, dict):
+                return {k: tuple(v) for k, v in value.items()}
+    return {}
 
 
 def _benchmark_of(path: Path, result: dict[str, Any], names: list[str]) -> str:
@@ -86,6 +106,15 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def format_ratio(value: float) -> str:
+    """A ratio to three significant figures, trailing zeros kept: 1.00, 9.30, 29.5, 796."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -120,6 +149,10 @@ def load_result(path: Path) -> dict[str, Any]:
     return result
 
 
+def _run(result: dict[str, Any]) -> dict[str, Any]:
+    return result.get("run") if isinstance(result.get("run"), dict) else {}
+
+
 def _date(run: dict[str, Any], result: dict[str, Any]) -> str | None:
     for value in (run.get("date"), run.get("started_utc"), result.get("started")):
         if value:
@@ -127,133 +160,306 @@ def _date(run: dict[str, Any], result: dict[str, Any]) -> str | None:
     return None
 
 
+def _day(result: dict[str, Any]) -> str:
+    date = _date(_run(result), result)
+    return date[:10] if date else NOT_RECORDED
+
+
 def _commit(run: dict[str, Any]) -> str:
     if run.get("commit"):
-        return f"`{run['commit']}`"
+        return f"`{str(run['commit'])[:7]}`"
     if run.get("dirty"):
-        return "none (the run was made from a tree with uncommitted changes)"
+        return "uncommitted tree"
     return NOT_RECORDED
 
 
-def _run_facts(run: dict[str, Any], result: dict[str, Any]) -> list[str]:
-    """Machine facts: the harness's ``run`` keys, or the few older files recorded."""
-    facts: list[str] = []
+def _cpu(run: dict[str, Any], result: dict[str, Any]) -> str:
     cpu = run.get("cpu") or run.get("cpu_model")
-    if cpu is not None or run.get("cpu_count") is not None:
-        count = run.get("cpus_available") or run.get("cpu_count")
-        text = format_value(cpu) if cpu is not None else "CPU"
-        facts.append(f"- CPU: {_cell(text)}" + (f" ({count} available)" if count else ""))
-    load = run.get("load")
-    if load is None and (run.get("load_average_start") or run.get("load_average_end")):
-        load = {"start": run.get("load_average_start"), "end": run.get("load_average_end")}
-    if load is not None:
-        facts.append(f"- load average: {_cell(format_value(load))}")
-    if run.get("duration_s") is not None:
-        facts.append(f"- duration: {format_value(run['duration_s'])} s")
-    if run.get("python"):
-        facts.append(f"- Python: {_cell(format_value(run['python']))}")
-    if run.get("versions") is not None:
-        facts.append(f"- versions: {_cell(format_value(run['versions']))}")
-    if not run:
-        if result.get("cpus") is not None:
-            facts.append(f"- CPUs: {format_value(result['cpus'])}")
-        for key, label in (
-            ("load_average_at_start", "load average at start"),
-            ("load_average_at_end", "load average at end"),
-        ):
-            if result.get(key) is not None:
-                facts.append(f"- {label}: {format_value(result[key])}")
-    return facts
+    count = run.get("cpus_available") or run.get("cpu_count") or result.get("cpus")
+    text = format_value(cpu) if cpu is not None else NOT_RECORDED
+    return text + (f" ({count} cores)" if count else "")
 
 
-def _table(rows: list[tuple[str, Any]]) -> list[str]:
-    table = ["| summary key | value |", "|---|---|"]
-    table += [f"| `{_cell(k)}` | {_cell(format_value(v))} |" for k, v in rows]
-    if not rows:
-        table.append("| (empty summary) | |")
-    return table
+def _load(run: dict[str, Any], result: dict[str, Any]) -> str:
+    load = run.get("load_average_start") or result.get("load_average_at_start")
+    if isinstance(run.get("load"), dict):
+        load = load or run["load"].get("start")
+    if isinstance(load, list | tuple) and load:
+        return format_value(load[0])
+    return format_value(load) if load is not None else NOT_RECORDED
 
 
-def _records_table(records: list[dict[str, Any]]) -> list[str]:
-    """A list of flat-ish records as a table; wide records are transposed (one column each)."""
-    flat = [dict(_flatten(r)) for r in records]
-    columns: list[str] = []
-    for row in flat:
-        columns.extend(k for k in row if k not in columns)
-    if len(columns) > 12 and len(flat) <= 8:
-        head = "| field | " + " | ".join(str(i + 1) for i in range(len(flat))) + " |"
-        lines = [head, "|---" * (len(flat) + 1) + "|"]
-        for col in columns:
-            cells = " | ".join(_cell(format_value(row.get(col))) for row in flat)
-            lines.append(f"| `{_cell(col)}` | {cells} |")
-        return lines
-    lines = ["| " + " | ".join(f"`{_cell(c)}`" for c in columns) + " |"]
-    lines.append("|---" * len(columns) + "|")
-    for row in flat:
-        lines.append("| " + " | ".join(_cell(format_value(row.get(c))) for c in columns) + " |")
-    return lines
+# --------------------------------------------------------------------------- headline
 
 
-def _details(result: dict[str, Any]) -> list[str]:
-    """Collapsed tables of the per-setting records and of embedded results."""
-    out: list[str] = []
-    for key, value in result.items():
-        if key in ("summary", "run"):
-            continue
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            out += ["", f'??? info "`{key}`: {len(value)} rows"', ""]
-            out += ["    " + line for line in _records_table(value)]
-        elif isinstance(value, dict) and isinstance(value.get("summary"), dict):
-            name = value.get("benchmark", key)
-            out += ["", f'??? info "`{key}`: the summary of `{name}` run within it"', ""]
-            out += ["    " + line for line in _table(_flatten(value["summary"]))]
-    return out
+def load_headline(path: Path) -> list[dict[str, Any]]:
+    try:
+        rows = tomllib.loads(path.read_text(encoding="utf-8")).get("comparison", [])
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ResultsError(f"{path}: {exc}") from exc
+    for row in rows:
+        missing = {"benchmark", "what", "peer", "measure", "file", "setting"} - set(row)
+        if missing or ("key" in row) == ("numerator" in row):
+            raise ResultsError(f"{path}: row {row} needs {sorted(missing) or 'key or numerator'}")
+    return rows
 
 
-def render_file(path: Path, names: list[str]) -> str:
-    """The section of one results file: facts, the summary table, then the details."""
-    result = load_result(path)
-    run = result.get("run") if isinstance(result.get("run"), dict) else {}
-    benchmark = _benchmark_of(path, result, names)
-    command = _command(run)
-    date = _date(run, result)
-    facts = [
-        f"- benchmark: `{benchmark}`",
-        f"- command: `{command}`" if command else "- command: command not recorded",
-        f"- date: {date}" if date else f"- date: {NOT_RECORDED}",
-        f"- commit: {_commit(run)}",
-        *_run_facts(run, result),
+def _summary_number(result: dict[str, Any], key: str, where: str) -> float:
+    value = result["summary"].get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ResultsError(f"{where}: summary key {key!r} is not a number ({value!r})")
+    return float(value)
+
+
+def headline_ratio(row: dict[str, Any], result: dict[str, Any]) -> tuple[float, str]:
+    """The row's ratio and its cell text (with the range over seeds where given)."""
+    where = row["file"]
+    if "key" in row:
+        ratio = _summary_number(result, row["key"], where)
+    else:
+        den = _summary_number(result, row["denominator"], where)
+        ratio = _summary_number(result, row["numerator"], where) / den
+    text = f"**{format_ratio(ratio)}×**"
+    if row.get("low") and row.get("high"):
+        low = _summary_number(result, row["low"], where)
+        high = _summary_number(result, row["high"], where)
+        text += f" ({format_ratio(low)}–{format_ratio(high)})"
+    return ratio, text
+
+
+def headline_setting(row: dict[str, Any], result: dict[str, Any]) -> str:
+    try:
+        return row["setting"].format(**result)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ResultsError(f"{row['file']}: setting {row['setting']!r}: {exc!r}") from exc
+
+
+def render_headline(rows: list[dict[str, Any]], results_dir: Path) -> str:
+    lines = [
+        "| bayeswe against its peer | measure | ratio | setting | results file |",
+        "|---|---|---|---|---|",
     ]
-    table = _table(_flatten(result["summary"]))
-    return "\n".join([f"### `{path.name}`", "", *facts, "", *table, *_details(result), ""])
+    for row in rows:
+        path = results_dir / row["file"]
+        if not path.is_file():
+            archived = results_dir / "archive" / row["file"]
+            where = "is archived" if archived.is_file() else "does not exist"
+            raise ResultsError(f"headline: {row['file']} {where} (cite files of {results_dir})")
+        result = load_result(path)
+        _, ratio = headline_ratio(row, result)
+        stem = row["file"].removesuffix(".json")
+        lines.append(
+            f"| {row['what']} against {row['peer']} | {row['measure']} | {ratio} | "
+            f"{_cell(headline_setting(row, result))} "
+            f"| [{stem}](#{_anchor(row['file'])}), {_day(result)} |"
+        )
+    return "\n".join(lines)
 
 
-def render_results(results_dir: Path, repo_root: Path | None = None) -> str:
-    """Markdown for every ``*.json`` file of ``results_dir``, grouped by benchmark."""
-    names = benchmark_names(repo_root) if repo_root is not None else []
-    files = sorted(Path(results_dir).glob("*.json"))
+def _anchor(name: str) -> str:
+    return "file-" + name.removesuffix(".json").replace("_", "-")
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _summary_block(path: Path, result: dict[str, Any]) -> list[str]:
+    run = _run(result)
+    command = _command(run)
+    rows = _flatten(result["summary"])
+    out = ["", f'??? info "`{path.name}`: summary ({len(rows)} keys) and command"', ""]
+    body = [
+        f"Command: `{_cell(command)}`" if command else "Command not recorded.",
+        "",
+        f"[The whole file]({SITE_RESULTS}/{path.name}) holds the per-setting records.",
+        "",
+        "| summary key | value |",
+        "|---|---|",
+        *[f"| `{_cell(k)}` | {_cell(format_value(v))} |" for k, v in rows],
+    ]
+    if not rows:
+        body.append("| (empty summary) | |")
+    return out + ["    " + line if line else "" for line in body]
+
+
+def render_section(
+    name: str, help_line: str, paths: list[Path], figures: dict[str, list[str]]
+) -> str:
+    lines = [f"## `bayeswe bench {name}`", ""]
+    if help_line:
+        lines += [help_line.replace("%%", "%")[0].upper() + help_line.replace("%%", "%")[1:]]
+        lines += [""]
+    for figure in figures.get(name, []):
+        lines += [f"![{name}]({SITE_FIGURES}/{figure})", ""]
+    lines += ["| results file | date | commit | CPU | load at start |", "|---|---|---|---|---|"]
+    for path in paths:
+        result = load_result(path)
+        run = _run(result)
+        lines.append(
+            f'| <span id="{_anchor(path.name)}"></span>[`{path.name}`]'
+            f"({SITE_RESULTS}/{path.name}) | {_day(result)} | {_commit(run)} "
+            f"| {_cell(_cpu(run, result))} | {_load(run, result)} |"
+        )
+    for path in paths:
+        lines += _summary_block(path, load_result(path))
+    return "\n".join(lines) + "\n"
+
+
+def render_archive(archive_dir: Path, names: list[str]) -> str:
+    files = sorted(Path(archive_dir).glob("*.json"))
     if not files:
-        return f"No results files in `{Path(results_dir).name}/`.\n"
+        return ""
+    lines = [
+        "## Archived runs",
+        "",
+        f"{len(files)} exploratory runs are kept in `benchmarks/results/archive/`: the",
+        "Studies pages and model pages cite them. They are listed here, not rendered.",
+        "",
+        f'??? note "The {len(files)} archived results files"',
+        "",
+        "    | results file | benchmark | date |",
+        "    |---|---|---|",
+    ]
+    for path in files:
+        result = load_result(path)
+        lines.append(
+            f"    | [`{path.name}`]({SITE_RESULTS}/archive/{path.name}) "
+            f"| `{_benchmark_of(path, result, names)}` | {_day(result)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render_page(repo_root: Path, figures: dict[str, list[str]] | None = None) -> str:
+    """The generated part of docs/benchmarks.md."""
+    results_dir = repo_root / RESULTS
+    registry = benchmark_names(repo_root)
+    names = list(registry)
+    rows = load_headline(repo_root / HEADLINE)
+    files = sorted(results_dir.glob("*.json"))
+    if not files:
+        return f"No results files in `{RESULTS}/`.\n"
     groups: dict[str, list[Path]] = {}
     for path in files:
         groups.setdefault(_benchmark_of(path, load_result(path), names), []).append(path)
-    overview = ["| results file | benchmark | date | command |", "|---|---|---|---|"]
-    for benchmark, paths in sorted(groups.items()):
-        for path in paths:
-            result = load_result(path)
-            run = result.get("run") if isinstance(result.get("run"), dict) else {}
-            date = _date(run, result) or NOT_RECORDED
-            command = _command(run)
-            overview.append(
-                f"| `{path.name}` | `{benchmark}` | {date} | "
-                + (f"`{_cell(command)}`" if command else "command not recorded")
-                + " |"
-            )
-    parts = ["\n".join(overview), ""]
-    for benchmark, paths in sorted(groups.items()):
-        parts.append(f"## `bayeswe bench {benchmark}`\n")
-        parts.extend(render_file(path, names) for path in paths)
+    parts = [render_headline(rows, results_dir), ""]
+    cited = {row["file"] for row in rows}
+    uncited = sorted(p.name for p in files if p.name not in cited)
+    if uncited:
+        raise ResultsError(
+            f"{RESULTS}: {', '.join(uncited)} not cited by {HEADLINE}; "
+            f"cite them or move them to {ARCHIVE}/"
+        )
+    order = list(dict.fromkeys([row["benchmark"] for row in rows] + sorted(groups)))
+    for name in order:
+        if name in groups:
+            help_line = registry.get(name, ("", ""))[1]
+            parts.append(render_section(name, help_line, groups[name], figures or {}))
+    parts.append(render_archive(repo_root / ARCHIVE, names))
     return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _pg_gibbs_figure(results_dir: Path, out: Path) -> bool:
+    """Bulk ESS per second of PG-Gibbs over NUTS against N, with the range over seeds."""
+    points = []
+    for path in sorted(results_dir.glob("pg_gibbs*.json")):
+        s = load_result(path)["summary"]
+        setting = s.get("ratio_setting") or {}
+        if s.get("ess_per_s_ratio_vs_nuts") is None or "N" not in setting:
+            continue
+        points.append((setting["N"], s, setting))
+    if len(points) < 2:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points.sort(key=lambda p: p[0])
+    fig, ax = plt.subplots(figsize=(7, 3.2), dpi=110)
+    for key, label, marker in (
+        ("ess_per_s_ratio_vs_nuts", "exact Gibbs", "o"),
+        ("ess_per_s_ratio_vs_nuts_overrelaxed", "overrelaxed Gibbs", "s"),
+    ):
+        xs, ys, lo, hi = [], [], [], []
+        for n, s, _ in points:
+            if s.get(key) is None:
+                continue
+            xs.append(n)
+            ys.append(s[key])
+            lo.append(s[key] - s.get(f"{key}_min", s[key]))
+            hi.append(s.get(f"{key}_max", s[key]) - s[key])
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker=marker, capsize=3, label=label)
+    ax.axhline(1, color="grey", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    first = points[0][2]
+    ax.set_xlabel(f"N (co-occurrences), K = {first.get('K')}, V = {first.get('V')}")
+    ax.set_ylabel("bulk ESS/s ÷ NUTS's")
+    ax.set_title("PG-Gibbs against NUTS: median and range over seeds", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return True
+
+
+def _sgns_approx_figure(results_dir: Path, out: Path) -> bool:
+    """90 % interval coverage of the co-occurrence probabilities against N, per method."""
+    path = results_dir / "sgns_approx.json"
+    if not path.is_file():
+        return False
+    result = load_result(path)
+    s, sizes = result["summary"], (result.get("settings") or {}).get("sizes") or []
+    methods = sorted(
+        {k.split("_coverage90_co_n")[0] for k in s if "_coverage90_co_n" in k},
+        key=lambda m: (m != "pg_gibbs", m),
+    )
+    if not sizes or not methods:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2), dpi=110, sharey=True)
+    for ax, what, title in zip(
+        axes, ("co", "cos"), ("co-occurrence probabilities", "cosine similarities"), strict=True
+    ):
+        for method in methods:
+            ys = [s.get(f"{method}_coverage90_{what}_n{n}") for n in sizes]
+            ax.plot(sizes, ys, marker="o", label=method.replace("_", "-"))
+        ax.axhline(0.9, color="grey", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set_xlabel("N")
+        ax.set_title(f"coverage of 90 % intervals: {title}", fontsize=9)
+    axes[0].set_ylabel("share of true values inside")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return True
+
+
+#: benchmark -> (figure file, drawing function)
+FIGURES = {
+    "pg-gibbs": ("pg_gibbs_vs_n.png", _pg_gibbs_figure),
+    "sgns-approx": ("sgns_approx_coverage.png", _sgns_approx_figure),
+}
+
+
+def draw_figures(results_dir: Path, out_dir: Path) -> dict[str, list[str]]:
+    """Draw every figure whose files are there; benchmark -> figure file names."""
+    drawn: dict[str, list[str]] = {}
+    for name, (filename, draw) in FIGURES.items():
+        if draw(results_dir, out_dir / filename):
+            drawn.setdefault(name, []).append(filename)
+    return drawn
+
+
+# --------------------------------------------------------------------------- mixing runs
 
 
 def mixing_variant(side: dict[str, Any], K: int) -> str:
@@ -309,7 +515,7 @@ def _start(settings: dict[str, Any]) -> str:
         return "k-means"
     method = settings.get("shared_start_method") or "cgs"
     text = f"{method}, {format_value(float(seconds))} s"
-    # files before --shared-start-type-moves made the start with the windows' block moves
+    # a start made with block moves that the windows leave out says so
     moves = settings.get("shared_start_type_moves")
     if moves is not None and moves != (settings.get("type_moves") or 0):
         text += f", {format_value(moves)} block-move pass{'es' if moves != 1 else ''}"
@@ -379,16 +585,46 @@ def render_mixing(results_dir: Path) -> str:
     return "\n".join(parts)
 
 
+# --------------------------------------------------------------------------- MkDocs events
+
+_FIGURE_DIR: dict[str, Any] = {}
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Publish every results file and the figures drawn from them."""
+    from mkdocs.structure.files import File
+
+    root = _repo_root(config)
+    for directory, uri in ((root / RESULTS, SITE_RESULTS), (root / ARCHIVE, SITE_RESULTS)):
+        prefix = uri if directory == root / RESULTS else f"{uri}/archive"
+        for path in sorted(directory.glob("*.json")):
+            files.append(File.generated(config, f"{prefix}/{path.name}", abs_src_path=str(path)))
+    tmp = tempfile.TemporaryDirectory(prefix="bayeswe-figures-")
+    _FIGURE_DIR["tmp"] = tmp  # kept until the next build replaces it
+    try:
+        drawn = draw_figures(root / RESULTS, Path(tmp.name))
+    except ResultsError as exc:
+        from mkdocs.exceptions import PluginError
+
+        raise PluginError(str(exc)) from exc
+    _FIGURE_DIR["drawn"] = drawn
+    for names in drawn.values():
+        for name in names:
+            path = Path(tmp.name) / name
+            files.append(File.generated(config, f"{SITE_FIGURES}/{name}", abs_src_path=str(path)))
+    return files
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if PLACEHOLDER not in markdown and MIXING_PLACEHOLDER not in markdown:
         return markdown
     root = _repo_root(config)
-    results = root / "benchmarks" / "results"
     try:
         if PLACEHOLDER in markdown:
-            markdown = markdown.replace(PLACEHOLDER, render_results(results, root))
+            page_text = render_page(root, _FIGURE_DIR.get("drawn", {}))
+            markdown = markdown.replace(PLACEHOLDER, page_text)
         if MIXING_PLACEHOLDER in markdown:
-            markdown = markdown.replace(MIXING_PLACEHOLDER, render_mixing(results))
+            markdown = markdown.replace(MIXING_PLACEHOLDER, render_mixing(root / ARCHIVE))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

@@ -1,13 +1,11 @@
-"""The documentation: README size, relative links, the benchmark tables, a strict build."""
+"""The documentation sources: README size, relative links, the benchmark tables."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import subprocess
-import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 RESULTS = REPO / "benchmarks" / "results"
+ARCHIVE = RESULTS / "archive"
 README_LIMIT = 12 * 1024
 
 # [text](target) and [text](target "title"), images included; not inside code.
@@ -51,6 +50,16 @@ def test_readme_is_under_12_kb():
     assert size < README_LIMIT, f"README.md is {size} bytes; the limit is {README_LIMIT}"
 
 
+def _generated_report_page(path: Path) -> bool:
+    """docs/reproduce/TARGET.md, which docs/hooks/reproductions.py makes from a report."""
+    path = path.resolve()
+    return (
+        path.parent == DOCS / "reproduce"
+        and path.suffix == ".md"
+        and (REPO / "reproductions" / path.stem / "REPORT.md").is_file()
+    )
+
+
 def test_link_extraction_skips_code_and_urls():
     text = (
         "[a](docs/x.md) [b](https://example.org) [c](#top) `[d](nope.md)`\n"
@@ -65,88 +74,141 @@ def test_relative_links_point_to_existing_files(path):
     for target in _relative_links(path.read_text(encoding="utf-8")):
         file_part = target.split("#", 1)[0]
         if file_part and not (path.parent / file_part).exists():
-            missing.append(target)
+            if not _generated_report_page(path.parent / file_part):
+                missing.append(target)
     assert missing == [], f"{path.relative_to(REPO)} links to missing files: {missing}"
 
 
-def _summary_table_rows(section: str) -> list[str]:
-    return [line for line in section.splitlines() if line.startswith("| `")]
-
-
-def test_hook_renders_every_file_of_a_fake_results_dir(tmp_path):
-    hook = _hook()
-    old = {"summary": {"speedup": 12.3456, "nested": {"V": 200, "K": 20}, "missing": None}}
+def _fake_repo(tmp_path: Path, headline: str) -> Path:
+    """A repository with the real benchmark registry, two results files and ``headline``."""
+    (tmp_path / "bayeswe" / "bench").mkdir(parents=True)
+    (tmp_path / "bayeswe" / "bench" / "__init__.py").write_text(
+        (REPO / "bayeswe" / "bench" / "__init__.py").read_text(encoding="utf-8")
+    )
+    results = tmp_path / "benchmarks" / "results"
+    (results / "archive").mkdir(parents=True)
     new = {
         "benchmark": "pg-gibbs",
-        "summary": {"ess_per_s_ratio_vs_nuts": 11.77},
+        "summary": {
+            "ess_per_s_ratio_vs_nuts": 11.77, "ess_per_s_ratio_vs_nuts_min": 9.5,
+            "ess_per_s_ratio_vs_nuts_max": 14.0, "ratio_setting": {"K": 20, "V": 200, "N": 500000},
+            "nested": {"a": 1}, "missing": None,
+        },
         "run": {
             "command": "bayeswe bench pg-gibbs --json --output x.json",
-            "commit": "abc1234",
-            "started_utc": "2026-11-23T10:00:00Z",
-            "cpu_model": "Test CPU",
-            "cpu_count": 2,
-            "load_average_start": [0.5, 0.4, 0.3],
-            "load_average_end": [1.0, 0.9, 0.8],
-            "versions": {"numpy": "2.1.0"},
+            "commit": "abc1234def", "started_utc": "2026-11-23T10:00:00Z",
+            "cpu_model": "Test CPU", "cpu_count": 2, "load_average_start": [0.5, 0.4, 0.3],
         },
-        "settings": [{"V": 200, "K": 20, "rate": 1.5}, {"V": 100, "K": 5, "rate": 2.5}],
-    }
-    (tmp_path / "lda_old.json").write_text(json.dumps(old))
-    (tmp_path / "pg_gibbs_new.json").write_text(json.dumps(new))
-    out = hook.render_results(tmp_path, REPO)
+        "settings": [{"V": 200, "K": 20, "rate": 1.5}],
+    }  # fmt: skip
+    old = {"summary": {"tokens_per_s_ratio_vs_tomotopy_k50": 1.5, "sweeps": 30, "peer": 10}}
+    (results / "pg_gibbs_new.json").write_text(json.dumps(new))
+    (results / "lda_old.json").write_text(json.dumps(old))
+    (results / "archive" / "lda_explore.json").write_text(json.dumps(old))
+    (tmp_path / "benchmarks" / "headline.toml").write_text(headline)
+    return tmp_path
 
-    old_section = out.split("### `lda_old.json`")[1].split("### ")[0]
-    assert "command not recorded" in old_section
-    assert "benchmark: `lda`" in old_section  # inferred from the registry and the file name
-    assert "| `speedup` | 12.35 |" in old_section
-    assert "| `nested.V` | 200 |" in old_section
-    assert "| `missing` | – |" in old_section
 
-    new_section = out.split("### `pg_gibbs_new.json`")[1]
-    assert "`bayeswe bench pg-gibbs --json --output x.json`" in new_section
-    assert "`abc1234`" in new_section and "2026-11-23T10:00:00Z" in new_section
-    assert "Test CPU" in new_section and "numpy 2.1.0" in new_section
-    assert "| `ess_per_s_ratio_vs_nuts` | 11.77 |" in new_section
-    assert '??? info "`settings`: 2 rows"' in new_section
+_HEADLINE = """
+[[comparison]]
+benchmark = "pg-gibbs"
+what = "PG-Gibbs"
+peer = "NUTS"
+measure = "bulk ESS per second"
+file = "pg_gibbs_new.json"
+key = "ess_per_s_ratio_vs_nuts"
+low = "ess_per_s_ratio_vs_nuts_min"
+high = "ess_per_s_ratio_vs_nuts_max"
+setting = "K = {summary[ratio_setting][K]}, N = {summary[ratio_setting][N]:,}"
 
-    page = hook.on_page_markdown(
-        f"before\n{hook.PLACEHOLDER}\nafter",
-        page=None,
-        config={"config_file_path": str(tmp_path / "mkdocs.yml")},
-        files=None,
+[[comparison]]
+benchmark = "lda"
+what = "cgs"
+peer = "a peer"
+measure = "sweeps"
+file = "lda_old.json"
+numerator = "sweeps"
+denominator = "peer"
+setting = "synthetic"
+"""
+
+
+def test_page_opens_with_a_headline_read_from_the_files(tmp_path):
+    hook = _hook()
+    root = _fake_repo(tmp_path, _HEADLINE)
+    out = hook.render_page(root, {"pg-gibbs": ["fig.png"]})
+    table = out.split("\n\n")[0].splitlines()
+    assert table[0].startswith("| bayeswe against its peer | measure | ratio |")
+    assert table[2] == (
+        "| PG-Gibbs against NUTS | bulk ESS per second | **11.8×** (9.50–14.0) "
+        "| K = 20, N = 500,000 | [pg_gibbs_new](#file-pg-gibbs-new), 2026-11-23 |"
     )
-    assert hook.PLACEHOLDER not in page and page.startswith("before")
+    assert "| **3.00×** | synthetic | [lda_old](#file-lda-old), not recorded |" in table[3]
+    # one section per benchmark, headline order; the figure; the run facts; collapsed summary
+    pg, lda = out.index("## `bayeswe bench pg-gibbs`"), out.index("## `bayeswe bench lda`")
+    assert pg < lda
+    section = out[pg:lda]
+    assert "![pg-gibbs](benchmarks/figures/fig.png)" in section
+    assert '<span id="file-pg-gibbs-new"></span>' in section
+    assert "[`pg_gibbs_new.json`](benchmarks/results/pg_gibbs_new.json)" in section
+    assert "| 2026-11-23 | `abc1234` | Test CPU (2 cores) | 0.5 |" in section
+    assert '??? info "`pg_gibbs_new.json`: summary (8 keys) and command"' in section
+    assert "    Command: `bayeswe bench pg-gibbs --json --output x.json`" in section
+    assert "    | `ratio_setting.N` | 500,000 |" in section and "    | `missing` | – |" in section
+    # archived runs are listed with a link, not rendered
+    archive = out[out.index("## Archived runs") :]
+    assert "[`lda_explore.json`](benchmarks/results/archive/lda_explore.json)" in archive
+    assert "| `lda` | not recorded |" in archive and "summary" not in archive
 
 
-def test_hook_rejects_a_file_without_summary(tmp_path):
+def test_page_fails_on_what_it_cannot_render(tmp_path):
     hook = _hook()
-    (tmp_path / "broken.json").write_text(json.dumps({"results": []}))
+    root = _fake_repo(tmp_path, _HEADLINE)
+    results = root / "benchmarks" / "results"
+    # a results file the headline does not cite belongs to the archive
+    (results / "corpus_pairs_extra.json").write_text(json.dumps({"summary": {}}))
+    with pytest.raises(hook.ResultsError, match="corpus_pairs_extra.json not cited"):
+        hook.render_page(root)
+    (results / "corpus_pairs_extra.json").unlink()
+    for broken, message in (
+        (_HEADLINE.replace("pg_gibbs_new.json", "lda_explore.json"), "is archived"),
+        (_HEADLINE.replace('key = "ess_per_s_ratio_vs_nuts"', 'key = "nope"'), "'nope'"),
+        (_HEADLINE.replace("{summary[ratio_setting][K]}", "{summary[x]}"), "setting"),
+        (_HEADLINE.replace('numerator = "sweeps"', ""), "key or numerator"),
+    ):
+        (root / "benchmarks" / "headline.toml").write_text(broken)
+        with pytest.raises(hook.ResultsError, match=message):
+            hook.render_page(root)
+    (root / "benchmarks" / "headline.toml").write_text(_HEADLINE)
+    (results / "lda_old.json").write_text(json.dumps({"results": []}))
     with pytest.raises(hook.ResultsError, match="summary"):
-        hook.render_results(tmp_path, REPO)
-    (tmp_path / "broken.json").write_text("{not json")
+        hook.render_page(root)
+    (results / "lda_old.json").write_text("{not json")
     with pytest.raises(hook.ResultsError, match="JSON"):
-        hook.render_results(tmp_path, REPO)
+        hook.render_page(root)
 
 
-def test_hook_renders_a_table_for_every_real_results_file():
+def test_the_real_page_cites_every_kept_file_and_draws_its_figures(tmp_path):
     hook = _hook()
-    files = sorted(RESULTS.glob("*.json"))
-    assert files, "no results files in benchmarks/results"
-    out = hook.render_results(RESULTS, REPO)
-    for path in files:
-        assert f"### `{path.name}`" in out, path.name
-        section = out.split(f"### `{path.name}`")[1].split("\n### ")[0]
-        assert "| summary key | value |" in section, path.name
-        summary = json.loads(path.read_text(encoding="utf-8"))["summary"]
-        assert len(_summary_table_rows(section.split("??? ")[0])) >= len(summary), path.name
-        assert "- command: " in section and "- date: " in section, path.name
+    drawn = hook.draw_figures(RESULTS, tmp_path)
+    assert set(drawn) == set(hook.FIGURES)
+    for names in drawn.values():
+        for name in names:
+            assert (tmp_path / name).stat().st_size > 10_000  # a PNG with content
+    out = hook.render_page(REPO, drawn)
+    headline = tomllib.loads((REPO / "benchmarks" / "headline.toml").read_text("utf-8"))
+    cited = {row["file"] for row in headline["comparison"]}
+    assert cited == {p.name for p in RESULTS.glob("*.json")}
+    assert out.count("\n| ") >= len(headline["comparison"])
+    for path in sorted(ARCHIVE.glob("*.json")):
+        assert f"[`{path.name}`](benchmarks/results/archive/{path.name})" in out
 
 
 def test_benchmarks_page_holds_the_placeholder_and_no_typed_table():
     hook = _hook()
     text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
     assert hook.PLACEHOLDER in text
-    assert "| summary key |" not in text
+    assert "| summary key |" not in text and "|---" not in text
 
 
 def _mixing_file(sides: dict[str, dict], summary: dict) -> dict:
@@ -237,8 +299,8 @@ def test_mixing_table_reads_every_side_from_its_file(tmp_path):
         files=None,
     )
     assert page.startswith("before") and hook.MIXING_PLACEHOLDER not in page
-    assert "**K = 100**" not in page  # the hook reads <root>/benchmarks/results
-    results = tmp_path / "benchmarks" / "results"
+    assert "**K = 100**" not in page  # the hook reads <root>/benchmarks/results/archive
+    results = tmp_path / "benchmarks" / "results" / "archive"
     results.mkdir(parents=True)
     (results / "gaussian_lda_mixing_fake.json").write_text(json.dumps(_mixing_file(sides, summary)))
     page = hook.on_page_markdown(
@@ -252,9 +314,9 @@ def test_mixing_table_reads_every_side_from_its_file(tmp_path):
 
 def test_mixing_table_has_a_row_for_every_real_run():
     hook = _hook()
-    rows = hook.mixing_rows(RESULTS)
+    rows = hook.mixing_rows(ARCHIVE)
     expected = set()
-    for path in RESULTS.glob("gaussian_lda_mixing*.json"):
+    for path in ARCHIVE.glob("gaussian_lda_mixing*.json"):
         result = json.loads(path.read_text(encoding="utf-8"))
         for record in result["results"]:
             for side in record.values():
@@ -264,29 +326,11 @@ def test_mixing_table_has_a_row_for_every_real_run():
                     expected.add((K, f"`{run}`", hook.mixing_variant(side, K)))
     got = {(K, cells[0], cells[5].strip("`")) for K, table in rows.items() for cells in table}
     assert expected and got == expected
-    text = (DOCS / "gaussian-lda.md").read_text(encoding="utf-8")
+    text = (DOCS / "studies" / "gaussian-lda-mixing.md").read_text(encoding="utf-8")
     assert hook.MIXING_PLACEHOLDER in text and "| run | corpus |" not in text
 
 
-def test_mkdocs_build_strict(tmp_path):
-    # No skip: `make test` installs the docs extra, so a missing mkdocs is a failure.
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    page = (tmp_path / "site" / "benchmarks" / "index.html").read_text(encoding="utf-8")
-    for path in sorted(RESULTS.glob("*.json")):
-        assert path.name in page
-    # Included, not copied: the Stan program and the changelog are in the pages.
-    site = tmp_path / "site"
-    assert "sgns_partial_loglik" in (site / "sgns" / "index.html").read_text(encoding="utf-8")
-    assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
+# The strict build and the checks of the built site: test_site.py.
 
 
 # A measured speed typed into prose: "3.2x faster", "12.8× NUTS", "398k tokens/s",
@@ -354,8 +398,8 @@ def test_sbc_page_is_generated_from_a_results_file_of_every_sampler() -> None:
 
 
 # ------------------------------------------------------- typed numbers and their files
-# A passage of the docs that names a results file (`NAME.json` in benchmarks/results/)
-# types figures read from it. Each number typed in such a passage (a paragraph, or a
+# A passage of the docs that names a results file (`NAME.json` in benchmarks/results/ or
+# its archive/) types figures read from it. Each number typed in such a passage (a paragraph, or a
 # top-level bullet with its sub-bullets) must be a value of one of the files it names, at
 # the precision it is written: "0.46" matches 0.4580, "267,000" any value within 500 of
 # it, "1.5 %" also a share of 0.015. A number that no file holds (a setting, a year, a
@@ -368,7 +412,9 @@ _NUMBER = re.compile(
 _RESULTS_NAME = re.compile(r"[A-Za-z0-9_]+\.json")
 _MATH = re.compile(r"\\\(.*?\\\)", re.S)
 _NOT_FROM_THE_FILE = {
-    ("docs/sgns.md", "15"): "NUTS's time limit in minutes; the file has --nuts-timeout 900",
+    ("docs/studies/pg-gibbs-vs-nuts.md", "15"): (
+        "NUTS's time limit in minutes; the file has --nuts-timeout 900"
+    ),
     ("docs/sgns.md", "2013"): "the year of a citation",
     ("docs/sgns.md", "512"): "bins of the sampler's PG(1, z) table, a constant of the code",
     ("docs/sgns.md", "24"): "the sampler's switch between two PG methods, a constant of the code",
@@ -417,7 +463,8 @@ def _half_unit(typed: str) -> float:
 def _unbacked_numbers(
     text: str, page: str, exempt: dict[tuple[str, str], str] = _NOT_FROM_THE_FILE
 ) -> list[str]:
-    names = {p.name for p in RESULTS.glob("*.json")}
+    paths = {p.name: p for p in [*RESULTS.glob("*.json"), *ARCHIVE.glob("*.json")]}
+    names = set(paths)
     cache: dict[str, list[float]] = {}
     out = []
     for passage in _passages(text):
@@ -427,7 +474,7 @@ def _unbacked_numbers(
         values = []
         for name in files:
             if name not in cache:
-                cache[name] = _numbers_of(json.loads((RESULTS / name).read_text("utf-8")), [])
+                cache[name] = _numbers_of(json.loads(paths[name].read_text("utf-8")), [])
             values += cache[name]
         prose = _MATH.sub(" ", _INLINE_CODE.sub(" ", passage))
         for typed in _NUMBER.findall(prose):
