@@ -189,7 +189,7 @@ def test_fit_option_attrs_and_resume(tiny, tmp_path) -> None:
 
     data = _data()
     assert isinstance(data.corpus, BagOfWords)
-    kw = dict(method="cgs", seed=3, chains=1, sweeps=6, burn_in=2, type_moves=2)
+    kw = dict(method="cgs", seed=3, chains=1, iter_sampling=6, iter_warmup=2, type_moves=2)
     whole = bayeswe.fit("gaussian_lda", data, **kw)
     assert whole.posterior.attrs["type_moves"] == 2
     assert len(json.loads(whole.posterior.attrs["type_moves_accepted"])) == 1

@@ -244,7 +244,7 @@ def test_nuts_agrees_with_collapsed_gibbs() -> None:
         "gaussian_lda", data, method="nuts", seed=5, chains=2, iter_warmup=300, iter_sampling=500
     )
     cgs = bayeswe.fit(
-        "gaussian_lda", data, method="cgs", seed=5, chains=2, sweeps=2000, burn_in=200
+        "gaussian_lda", data, method="cgs", seed=5, chains=2, iter_sampling=2000, iter_warmup=200
     )
     a, b = _aligned(nuts), _aligned(cgs)
     assert float(az.rhat(az.convert_to_dataset({"mu": a["mu"]}))["mu"].max()) < 1.02

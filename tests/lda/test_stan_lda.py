@@ -166,7 +166,9 @@ def test_nuts_agrees_with_collapsed_gibbs_on_tiny_corpus():
     nuts = bayeswe.fit(
         "lda", data, method="nuts", seed=7, chains=2, iter_warmup=400, iter_sampling=1000
     )
-    cgs = bayeswe.fit("lda", data, method="cgs", seed=7, chains=2, burn_in=200, sweeps=4000, thin=4)
+    cgs = bayeswe.fit(
+        "lda", data, method="cgs", seed=7, chains=2, iter_warmup=200, iter_sampling=4000, thin=4
+    )
     means, mcses = [], []
     for idata in (nuts, cgs):
         aligned = align_chains(idata, reference=true_phi)

@@ -79,7 +79,7 @@ def fits(request, data_and_nuts) -> tuple[az.InferenceData, az.InferenceData]:
     omega, overrelax = request.param
     gibbs = bayeswe.fit(
         "sgns_identified", data, method="pg-gibbs", seed=2, chains=4,
-        iter_warmup=200, iter_sampling=12_000, thin=4, init="map", threads=1,
+        iter_warmup=200, iter_sampling=12_000, thin=4, init="map", threads_per_chain=1,
         omega=omega, overrelax=overrelax,
     )  # fmt: skip
     assert (gibbs.attrs["omega"], gibbs.attrs["overrelax"]) == (omega, overrelax)
