@@ -106,8 +106,11 @@ def test_deprecated_names_of_the_run_lengths_warn_and_agree(tiny) -> None:
     """burn_in/sweeps/threads of earlier releases are iter_warmup/iter_sampling/
     parallel_chains, with a DeprecationWarning naming the new option."""
     kw = dict(method="alias-mh", seed=3, chains=1, thin=2)
-    with pytest.warns(DeprecationWarning, match="'sweeps'.*use 'iter_sampling'"):
+    with pytest.warns(DeprecationWarning) as caught:
         a = bayeswe.fit("gaussian_lda", tiny, sweeps=6, burn_in=2, threads=1, **kw)
+    assert sorted(str(w.message).split("'")[1::2][2] for w in caught) == [
+        "iter_sampling", "iter_warmup", "parallel_chains",
+    ]  # fmt: skip
     b = bayeswe.fit("gaussian_lda", tiny, iter_sampling=6, iter_warmup=2, **kw)
     np.testing.assert_array_equal(a.posterior["mu"].values, b.posterior["mu"].values)
     assert b.posterior.sizes["draw"] == 3

@@ -214,10 +214,13 @@ def test_same_seed_same_draws_whatever_the_threads(simulated):
 def test_deprecated_names_of_the_run_lengths_warn_and_agree(simulated):
     """burn_in/sweeps/threads/progress of earlier releases are iter_warmup/iter_sampling/
     parallel_chains/show_progress, with a DeprecationWarning naming the new option."""
-    with pytest.warns(DeprecationWarning, match="'burn_in'.*use 'iter_warmup'"):
+    with pytest.warns(DeprecationWarning) as caught:
         a = bayeswe.fit(
             "lda", simulated.data, method="cgs", seed=3, sweeps=6, burn_in=2, thin=2, threads=1
         )
+    assert sorted(str(w.message).split("'")[1::2][2] for w in caught) == [
+        "iter_sampling", "iter_warmup", "parallel_chains",
+    ]  # fmt: skip
     b = bayeswe.fit(
         "lda", simulated.data, method="cgs", seed=3, iter_sampling=6, iter_warmup=2, thin=2
     )

@@ -556,8 +556,11 @@ def test_deprecated_names_of_the_run_lengths(small_data: dict[str, Any]) -> None
     threads_per_chain, with a DeprecationWarning naming the new option."""
     kw = dict(method="pg-gibbs", seed=2, init="prior", thin=2)
     a = bayeswe.fit("sgns_identified", small_data, iter_warmup=3, iter_sampling=6, **kw)
-    with pytest.warns(DeprecationWarning, match="'threads'.*use 'threads_per_chain'"):
+    with pytest.warns(DeprecationWarning) as caught:
         b = bayeswe.fit("sgns_identified", small_data, burn_in=3, sweeps=6, threads=1, **kw)
+    assert sorted(str(w.message).split("'")[1::2][2] for w in caught) == [
+        "iter_sampling", "iter_warmup", "threads_per_chain",
+    ]  # fmt: skip
     np.testing.assert_array_equal(a.posterior["rho"].values, b.posterior["rho"].values)
     assert b.posterior.sizes["draw"] == 3
     with pytest.raises(ValueError, match="not both"):
