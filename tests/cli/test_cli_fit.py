@@ -109,8 +109,9 @@ def test_lda_users_guide_by_stan(data_files, tmp_path) -> None:
 
 
 def test_gaussian_lda_cgs(data_files, tmp_path) -> None:
-    idata = fit("gaussian_lda", data_files["gaussian_lda"], tmp_path / "g.nc", "--method", "cgs",
-                "--chains", "1", "--iter-warmup", "3", "--iter-sampling", "4", "--seed", "2")  # fmt: skip
+    idata = fit("gaussian_lda", data_files["gaussian_lda"], tmp_path / "g.nc",
+                "--method", "cgs", "--chains", "1", "--iter-warmup", "3",
+                "--iter-sampling", "4", "--seed", "2")  # fmt: skip
     assert dict(idata.posterior["mu"].sizes) == {"chain": 1, "draw": 4, "topic": 2, "dim": 2}
     assert idata.attrs["iter_sampling"] == 4 and idata.attrs["iter_warmup"] == 3
 
@@ -125,7 +126,8 @@ def test_sgns_jj_vb(data_files, tmp_path) -> None:
 def test_sgns_identified_pg_gibbs(data_files, tmp_path) -> None:
     idata = fit("sgns_identified", data_files["sgns_identified"], tmp_path / "p.nc",
                 "--method", "pg-gibbs", "--chains", "2", "--iter-warmup", "3",
-                "--iter-sampling", "31", "--thin", "3", "-o", "init=prior", "--seed", "4")  # fmt: skip
+                "--iter-sampling", "31", "--thin", "3", "-o", "init=prior",
+                "--seed", "4")  # fmt: skip
     assert dict(idata.posterior["alpha_free"].sizes) == {
         "chain": 2, "draw": 11, "free_word": 4, "dim": 2,
     }  # fmt: skip
