@@ -79,6 +79,7 @@ def fit(model: str | Path, data: Path, out: Path, *options: str) -> az.Inference
 # ----------------------------------------------------------------- every registered model
 
 
+@pytest.mark.slow
 def test_lda_cgs_keeps_ceil_of_iter_sampling_over_thin(data_files, tmp_path) -> None:
     out = tmp_path / "lda.nc"
     idata = fit("lda", data_files["lda"], out, "--method", "cgs", "--chains", "2",
@@ -97,6 +98,7 @@ def test_lda_cgs_keeps_ceil_of_iter_sampling_over_thin(data_files, tmp_path) -> 
     assert sum(line.startswith("theta[") for line in lines) == 6 * 2
 
 
+@pytest.mark.slow
 def test_lda_users_guide_by_stan(data_files, tmp_path) -> None:
     idata = fit("lda_users_guide", data_files["lda_users_guide"], tmp_path / "ug.nc",
                 "--method", "map", "--seed", "5")  # fmt: skip
@@ -108,6 +110,7 @@ def test_lda_users_guide_by_stan(data_files, tmp_path) -> None:
     assert len(row.split()) == 3 + 4  # name (3 words) + mean and the 5/50/95 % quantiles
 
 
+@pytest.mark.slow
 def test_gaussian_lda_cgs(data_files, tmp_path) -> None:
     idata = fit("gaussian_lda", data_files["gaussian_lda"], tmp_path / "g.nc",
                 "--method", "cgs", "--chains", "1", "--iter-warmup", "3",
@@ -116,6 +119,7 @@ def test_gaussian_lda_cgs(data_files, tmp_path) -> None:
     assert idata.attrs["iter_sampling"] == 4 and idata.attrs["iter_warmup"] == 3
 
 
+@pytest.mark.slow
 def test_sgns_jj_vb(data_files, tmp_path) -> None:
     idata = fit("sgns", data_files["sgns"], tmp_path / "s.nc", "--method", "jj-vb",
                 "--iter", "20", "--draws", "10", "--seed", "3")  # fmt: skip
@@ -123,6 +127,7 @@ def test_sgns_jj_vb(data_files, tmp_path) -> None:
     assert idata.attrs["iter"] == 20 and idata.attrs["wall_time"] > 0
 
 
+@pytest.mark.slow
 def test_sgns_identified_pg_gibbs(data_files, tmp_path) -> None:
     idata = fit("sgns_identified", data_files["sgns_identified"], tmp_path / "p.nc",
                 "--method", "pg-gibbs", "--chains", "2", "--iter-warmup", "3",
@@ -133,6 +138,7 @@ def test_sgns_identified_pg_gibbs(data_files, tmp_path) -> None:
     }  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_foreign_stan_file_by_nuts(data_files, tmp_path) -> None:
     out = tmp_path / "n.nc"
     idata = fit(NORMAL, data_files["normal"], out, "--method", "nuts", "--chains", "2",

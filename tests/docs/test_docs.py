@@ -268,6 +268,7 @@ def test_mixing_table_has_a_row_for_every_real_run():
     assert hook.MIXING_PLACEHOLDER in text and "| run | corpus |" not in text
 
 
+@pytest.mark.slow
 def test_mkdocs_build_strict(tmp_path):
     # No skip: `make test` installs the docs extra, so a missing mkdocs is a failure.
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}

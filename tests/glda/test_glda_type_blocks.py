@@ -29,6 +29,8 @@ from bayeswe.glda import GaussianLDAData
 from bayeswe.kernels.glda import blocks
 from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 SWEEPS = 40_000
 
 

@@ -24,6 +24,8 @@ from bayeswe.glda import GAUSSIAN_LDA, GaussianLDAData
 from bayeswe.glda.models import fit_gaussian_lda, initial_values
 from bayeswe.stan.toolchain import compile_model
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 # --------------------------------------------------------------------------- helpers
 
 

@@ -82,6 +82,7 @@ def _z(draws, exact):
     return (draws.mean() - exact) / mcse
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["sparse", "dense"])
 def test_sampler_matches_exact_posterior_of_tiny_corpus(algorithm, exact_tiny):
     # 9 tokens, K = 3: the exact posterior over all 3^9 assignments is enumerated.
@@ -94,6 +95,7 @@ def test_sampler_matches_exact_posterior_of_tiny_corpus(algorithm, exact_tiny):
     assert np.max(np.abs(z_scores)) < 4.0, np.round(z_scores, 2)
 
 
+@pytest.mark.slow
 def test_sparse_and_dense_stationary_distributions_agree(exact_tiny):
     # Two-sample version: the difference of means over its combined MCSE.
     lp_s, same_s = _run_kernel_chains("sparse", seed=7)

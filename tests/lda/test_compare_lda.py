@@ -23,6 +23,8 @@ from bayeswe.lda.compare import (
 from bayeswe.lda.compare import main as compare_main
 from bayeswe.lda.simulate import simulate_lda
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 SMALL = ["--D", "60", "--K", "3", "--V", "30", "--seed", "20261121"]
 KEYS = {"method", "wall_s", "draws", "hellinger_mean", "hellinger_max", "coverage90",
         "heldout_log_predictive", "elbo", "error"}  # fmt: skip

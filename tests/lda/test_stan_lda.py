@@ -17,6 +17,8 @@ from bayeswe.lda.align import align_chains
 from bayeswe.lda.models import LDA, LDA_USERS_GUIDE, stan_data, users_guide_data
 from bayeswe.stan.toolchain import compile_model
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _json_ready(d):
     return {

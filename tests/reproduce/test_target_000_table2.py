@@ -12,6 +12,8 @@ from scipy import stats
 
 from bayeswe.reproduce import sakaya_table2 as table2
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 pytest.importorskip("gensim.models")  # WS-353 and the word2vec baselines
 
 

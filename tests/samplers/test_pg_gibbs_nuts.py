@@ -29,6 +29,8 @@ from scipy.special import expit
 
 import bayeswe
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _probabilities(idata: az.InferenceData) -> np.ndarray:
     rho, alpha = idata.posterior["rho"].values, idata.posterior["alpha"].values

@@ -36,6 +36,8 @@ from scipy import stats
 from bayeswe.samplers import pg_gibbs as pg
 from bayeswe.sbc import cases as sbc_cases
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 V, K = sbc_cases.SGNS_V, sbc_cases.SGNS_K
 REPS, L, THIN, WARMUP, BINS = 200, 99, 5, 300, 10
 
