@@ -108,7 +108,8 @@ def test_deprecated_names_of_the_run_lengths_warn_and_agree(tiny) -> None:
     kw = dict(method="alias-mh", seed=3, chains=1, thin=2)
     with pytest.warns(DeprecationWarning) as caught:
         a = bayeswe.fit("gaussian_lda", tiny, sweeps=6, burn_in=2, threads=1, **kw)
-    assert sorted(str(w.message).split("'")[1::2][2] for w in caught) == [
+    renamed = [str(w.message) for w in caught if str(w.message).startswith("option '")]
+    assert sorted(m.split("'")[5] for m in renamed) == [
         "iter_sampling", "iter_warmup", "parallel_chains",
     ]  # fmt: skip
     b = bayeswe.fit("gaussian_lda", tiny, iter_sampling=6, iter_warmup=2, **kw)
