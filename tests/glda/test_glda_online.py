@@ -106,6 +106,7 @@ def _within(runs: np.ndarray, exact: np.ndarray) -> float:
     return tol
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch_size", [1, 2])
 def test_online_batches_sample_their_exact_posterior(fitted, batch_size) -> None:
     """Batches of 1 and 2 documents against enumeration. Power: the answer of fixed

@@ -183,6 +183,7 @@ def test_polya_gamma_moments(h: float, z: float, method: str) -> None:
     assert abs(w.var() - var) < 4.5 * np.sqrt((m4 - w.var() ** 2) / N)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("h", "z"),
     [(1.0, 200.0), (7.0, -400.0), (23.0, 2000.0), (24.0, 30.0), (100.0, -45.0), (3000.0, 500.0)],

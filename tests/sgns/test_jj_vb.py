@@ -251,6 +251,7 @@ print(numba.get_num_threads(), h.hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_same_seed_same_draws_with_one_and_two_threads() -> None:
     out = []
     for threads in ("1", "2"):
