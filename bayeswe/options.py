@@ -8,12 +8,16 @@ names and bad values raise ``ValueError`` before anything runs.
 from __future__ import annotations
 
 import dataclasses
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "DEPRECATED_OPTIONS",
     "build_options",
     "check_bool",
     "check_choice",
@@ -23,32 +27,94 @@ __all__ = [
     "magnitude_problem",
     "MAGNITUDE_RANGE",
     "parse_method_list",
+    "rename_deprecated",
 ]
+
+
+#: Option names of earlier releases, per method: ``{old: new}``. They still work for one
+#: release, with a :class:`DeprecationWarning` naming the new option (cmdstanpy's name).
+DEPRECATED_OPTIONS: Mapping[str, Mapping[str, str]] = {
+    **{
+        method: {
+            "burn_in": "iter_warmup",
+            "sweeps": "iter_sampling",
+            "threads": "parallel_chains",
+            "progress": "show_progress",
+        }
+        for method in ("cgs", "alias-mh")
+    },
+    "pg-gibbs": {
+        "burn_in": "iter_warmup",
+        "sweeps": "iter_sampling",
+        "threads": "threads_per_chain",
+        "progress": "show_progress",
+    },
+    "cavi": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
+    "jj-vb": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
+    **{
+        method: {"output_samples": "draws"}
+        for method in ("svi", "jj-svi", "laplace-sparse", "advi", "advi-fullrank")
+    },
+}
+
+
+def rename_deprecated(method: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with the deprecated names of ``method``'s options replaced by the new ones.
+
+    Each old name given warns (:class:`DeprecationWarning`, naming the new option),
+    attributed to the first caller outside bayeswe so that Python shows it by default
+    in a user's script.
+
+    Raises
+    ------
+    ValueError
+        An option given under both its old and its new name.
+    """
+    renamed = DEPRECATED_OPTIONS.get(method, {})
+    opts = dict(options)
+    for old, new in renamed.items():
+        if old not in opts:
+            continue
+        if new in opts:
+            raise ValueError(f"give {new} (the new name of {old}), not both")
+        warnings.warn(
+            f"option {old!r} of method {method!r} is deprecated and will be removed in the "
+            f"next release; use {new!r}",
+            DeprecationWarning,
+            stacklevel=_first_outside_package(),
+        )
+        opts[new] = opts.pop(old)
+    return opts
+
+
+def _first_outside_package() -> int:
+    """The ``stacklevel`` of the first frame, from the caller of the caller of this
+    function outwards, whose code is not in the bayeswe package."""
+    package = str(Path(__file__).resolve().parent)
+    frame = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def build_options(cls: Any, method: str, options: Mapping[str, Any]) -> Any:
     """``cls(**options)``, validated.
 
-    ``cls.OPTION_ALIASES`` (optional, ``{alias: field}``) lists second names of fields,
-    so that every sampler takes the same run lengths: cmdstanpy's ``iter_warmup`` and
-    ``iter_sampling``, and the topic-model names ``burn_in`` and ``sweeps``.
+    Deprecated option names of ``method`` (:data:`DEPRECATED_OPTIONS`) are accepted
+    with a :class:`DeprecationWarning` and passed on under their new names.
 
     Raises ``ValueError`` naming unknown options (and listing the known ones), an
-    option given under both its names, or the first bad value.
+    option given under both its old and new names, or the first bad value.
     """
-    aliases: Mapping[str, str] = getattr(cls, "OPTION_ALIASES", {})
-    opts = dict(options)
-    for alias, name in aliases.items():
-        if alias in opts:
-            if name in opts:
-                raise ValueError(f"give {name} or its alias {alias}, not both")
-            opts[name] = opts.pop(alias)
+    opts = rename_deprecated(method, options)
     allowed = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(opts) - allowed)
     if unknown:
         raise ValueError(
             f"method {method!r} does not take option(s) {', '.join(unknown)}; "
-            f"it takes: {', '.join(sorted(allowed | set(aliases)))}"
+            f"it takes: {', '.join(sorted(allowed))}"
         )
     args = cls(**opts)
     args.validate()

@@ -81,7 +81,7 @@ def _ours(method: str) -> Runner:
 
         made = harness.timed(start)
         state = made.value
-        cavi_args = lda_vi.CAVIArgs(max_iter=1)
+        cavi_args = lda_vi.CAVIArgs(iter=1)
         svi_args = lda_vi.SVIArgs(passes=1, elbo_every_pass=False)
 
         def one_pass() -> None:
@@ -162,7 +162,7 @@ def _warm_up() -> None:
     from bayeswe.samplers import lda_vi
 
     sim = simulate_lda(n_docs=5, doc_length=10, n_words=20, n_topics=2, seed=0)
-    lda_vi.cavi(sim.data, lda_vi.CAVIArgs(max_iter=1), lda_vi.cgs_lambda(sim.data, 0, 1))
+    lda_vi.cavi(sim.data, lda_vi.CAVIArgs(iter=1), lda_vi.cgs_lambda(sim.data, 0, 1))
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:

@@ -236,7 +236,7 @@ def gibbs_run(data: dict[str, Any], warm: int, kept: int, **options: Any) -> dic
         "idata": g,
         "wall_s": float(g.attrs["wall_time"]),
         "sampling_s": stamps[warm + kept] - t_warm,
-        "threads": int(g.attrs["threads"]),
+        "threads": int(g.attrs["threads_per_chain"]),
     }
 
 
@@ -347,14 +347,20 @@ def _setting(
     common = {"chains": 1, "inner_steps": S, "inits": start}
     sample_pg_gibbs(data, seed=seeds[0], iter_warmup=0, iter_sampling=2, **common)  # compile
     sides: dict[str, list[dict[str, float]]] = {}
-    runs = [(f"gibbs_t{t}", {"threads": t}) for t in threads]
+    runs = [(f"gibbs_t{t}", {"threads_per_chain": t}) for t in threads]
     if overrelax:
         runs.append(
-            (f"gibbs_overrelax_t{threads[0]}", {"threads": threads[0], "overrelax": overrelax})
+            (
+                f"gibbs_overrelax_t{threads[0]}",
+                {"threads_per_chain": threads[0], "overrelax": overrelax},
+            )
         )
     if per_block:
         runs.append(
-            (f"gibbs_per_block_t{threads[0]}", {"threads": threads[0], "omega": "per-block"})
+            (
+                f"gibbs_per_block_t{threads[0]}",
+                {"threads_per_chain": threads[0], "omega": "per-block"},
+            )
         )
     for name, options in runs:
         sides[name] = []

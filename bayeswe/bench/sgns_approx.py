@@ -63,7 +63,7 @@ LEVEL = 0.9
 
 def _options(method: str, draws: int, warmup: int) -> dict[str, Any]:
     if method == "pg-gibbs":
-        return {"iter_warmup": warmup, "iter_sampling": draws, "progress": False}
+        return {"iter_warmup": warmup, "iter_sampling": draws, "show_progress": False}
     if method == "jj-vb":
         return {"draws": draws, "ard": False}
     if method == "jj-vb-ard":

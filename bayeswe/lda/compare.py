@@ -251,7 +251,12 @@ def _method_options(
     method: str, iter_warmup: int, iter_sampling: int, thin: int, draws: int, show: bool
 ) -> dict[str, Any]:
     if method == "cgs":
-        return {"burn_in": iter_warmup, "sweeps": iter_sampling, "thin": thin, "progress": show}
+        return {
+            "iter_warmup": iter_warmup,
+            "iter_sampling": iter_sampling,
+            "thin": thin,
+            "show_progress": show,
+        }
     if method == "nuts":
         return {"iter_warmup": iter_warmup, "iter_sampling": iter_sampling, "show_progress": show}
     if method in ("advi", "advi-fullrank"):
@@ -271,7 +276,7 @@ def _warm_up(method: str) -> None:
     """
     bow = BagOfWords.from_token_ids([[0, 1, 1], [2, 0]], Vocabulary(("a", "b", "c")))
     tiny = LDAData(bow, n_topics=2)
-    short = {"max_iter": 1} if method == "cavi" else {"passes": 1}
+    short = {"iter": 1} if method == "cavi" else {"passes": 1}
     bayeswe.fit("lda", tiny, method=method, seed=0, draws=1, init_sweeps=1, **short)
 
 

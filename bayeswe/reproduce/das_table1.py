@@ -280,8 +280,8 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
                 method="cgs",
                 seed=seed,
                 chains=1,
-                burn_in=sweeps - 1,
-                sweeps=1,
+                iter_warmup=sweeps - 1,
+                iter_sampling=1,
                 init="kmeans",
             )
             table = top_words(idata, corpus.vocabulary, emb, n=TOP_N)
@@ -296,8 +296,8 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
                 method="cgs",
                 seed=seed,
                 chains=1,
-                burn_in=sweeps - 1,
-                sweeps=1,
+                iter_warmup=sweeps - 1,
+                iter_sampling=1,
                 thin=1,
             )
             table = top_words(idata, corpus.vocabulary, top_n=TOP_N)

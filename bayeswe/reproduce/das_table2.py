@@ -319,8 +319,8 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
                 method="cgs",
                 seed=seed,
                 chains=1,
-                burn_in=sweeps - 1,
-                sweeps=1,
+                iter_warmup=sweeps - 1,
+                iter_sampling=1,
                 init="kmeans",
             )
             fit_s = time.process_time() - started
@@ -342,7 +342,14 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
 
             data = LDAData(train, n_topics=n_topics)
             idata = bayeswe.fit(
-                "lda", data, method="cgs", seed=seed, chains=1, burn_in=sweeps - 1, sweeps=1, thin=1
+                "lda",
+                data,
+                method="cgs",
+                seed=seed,
+                chains=1,
+                iter_warmup=sweeps - 1,
+                iter_sampling=1,
+                thin=1,
             )
             fit_s = time.process_time() - started
             test = bag(test_docs, seen)  # unseen words dropped: LDA has no use for them

@@ -134,7 +134,7 @@ class _Trainer:
         elif self.method == "cavi":
             from bayeswe.samplers import lda_vi
 
-            result = lda_vi.cavi(self.data, lda_vi.CAVIArgs(max_iter=1), self.lam, self.gamma)
+            result = lda_vi.cavi(self.data, lda_vi.CAVIArgs(iter=1), self.lam, self.gamma)
             self.lam, self.gamma = result.lam, result.gamma
         else:
             from bayeswe.samplers import lda_vi

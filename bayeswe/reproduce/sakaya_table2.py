@@ -229,7 +229,7 @@ def _variational(params: dict[str, Any], data: Any, seed: int) -> dict[str, Any]
 
     problem = jj_vb.JJVBProblem.from_stan_data(data.stan_data(params["K"], prior_sd=1.0))
     if params["method"] == "jj-vb":
-        args: Any = jj_vb.JJVBArgs(max_iter=params["iterations"], ard=params["ard"])
+        args: Any = jj_vb.JJVBArgs(iter=params["iterations"], ard=params["ard"])
         result = jj_vb.jj_vb(problem, args, seed)
     else:
         args = jj_vb.JJSVIArgs(passes=params["iterations"], batch_size=params["batch_size"],

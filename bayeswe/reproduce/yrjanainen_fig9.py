@@ -187,7 +187,7 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
         iter_sampling=params["draws"],
         thin=params["thin"],
         inits={"rho": mode.rho, "alpha_free": mode.alpha[free]},
-        progress=False,
+        show_progress=False,
     )
     gibbs_s = time.perf_counter() - started
     rho = idata.posterior["rho"].transpose("chain", "draw", "word", "dim").values[0]

@@ -157,8 +157,8 @@ def timed_gibbs_run(data: dict[str, Any], start: dict[str, np.ndarray], params: 
     from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
 
     # One thread whatever the worker's Numba setting: NUTS runs on one core.
-    common = {"chains": 1, "inner_steps": params["S"], "inits": start, "progress": False,
-              "threads": 1}  # fmt: skip
+    common = {"chains": 1, "inner_steps": params["S"], "inits": start, "show_progress": False,
+              "threads_per_chain": 1}  # fmt: skip
     # Numba loads or compiles the kernels on the first call: not part of the rate.
     sample_pg_gibbs(data, seed=seed, iter_warmup=0, iter_sampling=2, **common)
     return gibbs_run(data, params["warmup"], params["draws"], seed=seed, **common)

@@ -133,7 +133,7 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
         idata = bayeswe.fit("sgns_identified", start.stan_data, method="pg-gibbs", seed=seed,
                             chains=1, iter_warmup=params["warmup"],
                             iter_sampling=params["draws"], inits=start.start,
-                            progress=False)  # fmt: skip
+                            show_progress=False)  # fmt: skip
         out["fit_s"] = time.perf_counter() - started
         out["MAP"] = real.holdout(start.rho_map, start.alpha_map, test)
         out["PM-Gibbs"] = real.holdout(*real.posterior_mean(idata), test)

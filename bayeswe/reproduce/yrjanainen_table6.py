@@ -230,7 +230,7 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     idata = bayeswe.fit("sgns_identified", start.stan_data, method="pg-gibbs", seed=seed,
                         chains=1, iter_warmup=params["warmup"], iter_sampling=params["sweeps"],
                         thin=max(1, params["sweeps"] // params["kept"]), inits=start.start,
-                        progress=False)  # fmt: skip
+                        show_progress=False)  # fmt: skip
     out["gibbs_s"] = time.perf_counter() - started
     out["gibbs_draws"] = int(idata.posterior.sizes["draw"])
     out["MAP"] = real.holdout(start.rho_map, start.alpha_map, test)
@@ -253,7 +253,7 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     del idata, rho  # up to 100 draws of 2 V K numbers: free them before jj-vb's covariances
     if params["mfvi"]:
         problem = JJVBProblem.from_stan_data(train.stan_data(K, prior_sd=PRIOR_SD))
-        args = JJVBArgs(ard=False, max_iter=params["vb_iter"], tol=VB_TOL, draws=1,
+        args = JJVBArgs(ard=False, iter=params["vb_iter"], tol_rel_obj=VB_TOL, draws=1,
                         init={"rho": start.rho_map, "alpha": start.alpha_map})  # fmt: skip
         started = time.perf_counter()
         result = jj_vb(problem, args, seed)

@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import arviz as az
 import numpy as np
@@ -619,10 +619,11 @@ class GLDAGibbsArgs:
 
     Attributes
     ----------
-    sweeps (alias iter_sampling)
-        Sweeps after burn-in (default 200); every ``thin``-th is kept.
-    burn_in (alias iter_warmup)
+    iter_warmup
         Sweeps discarded first (default 100).
+    iter_sampling
+        Sweeps after warm-up (default 200); every ``thin``-th is kept, starting with
+        the first, so ``ceil(iter_sampling / thin)`` draws per chain, as in cmdstanpy.
     thin
         Keep one sweep in ``thin`` (default 1).
     mh_steps
@@ -694,7 +695,7 @@ class GLDAGibbsArgs:
     init
         Start of each chain: ``"kmeans"`` (default; tokens of a word type start in the
         word's weighted k-means cluster) or ``"random"`` (uniform topic per token).
-    threads
+    parallel_chains
         Chains run in parallel in this many threads (default ``min(chains, 2)``).
         The draws do not depend on it.
     checkpoint
@@ -703,17 +704,14 @@ class GLDAGibbsArgs:
         Sweeps between checkpoint writes (default 50; the end is always written).
     callback
         Called as ``callback(sweeps_done)`` after each sweep of all chains.
-    progress
+    show_progress
         Report sweeps done, rate and time left on standard error (see
         :mod:`bayeswe.progress`; default: the process default, off in the library and
         on in the ``bayeswe`` command line). Does not change the draws.
     """
 
-    #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
-    OPTION_ALIASES: ClassVar[dict[str, str]] = {"iter_warmup": "burn_in", "iter_sampling": "sweeps"}
-
-    sweeps: int | None = None
-    burn_in: int | None = None
+    iter_warmup: int | None = None
+    iter_sampling: int | None = None
     thin: int | None = None
     mh_steps: int | None = None
     rebuild_every: int | Literal["never"] | None = None
@@ -723,11 +721,11 @@ class GLDAGibbsArgs:
     scan: str | None = None
     type_moves: int | None = None
     init: str | None = None
-    threads: int | None = None
+    parallel_chains: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
     callback: Callable[[int], None] | None = None
-    progress: bool | None = None
+    show_progress: bool | None = None
 
     @classmethod
     def from_options(cls, method: str, options: Mapping[str, Any]) -> GLDAGibbsArgs:
@@ -753,13 +751,13 @@ class GLDAGibbsArgs:
 
     def validate(self) -> None:
         for name, minimum in (
-            ("sweeps", 1),
-            ("burn_in", 0),
+            ("iter_sampling", 1),
+            ("iter_warmup", 0),
             ("thin", 1),
             ("mh_steps", 1),
             ("max_table_age", 1),
             ("type_moves", 0),
-            ("threads", 1),
+            ("parallel_chains", 1),
             ("checkpoint_every", 1),
         ):
             check_int(name, getattr(self, name), minimum=minimum)
@@ -770,13 +768,13 @@ class GLDAGibbsArgs:
         check_choice("scan", self.scan, SCANS)
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be callable")
-        progress_resolve(self.progress)
+        progress_resolve(self.show_progress)
 
     def settings(self, K: int) -> dict[str, Any]:
         """The options that define the draws (compared on resume)."""
         return {
-            "sweeps": 200 if self.sweeps is None else int(self.sweeps),
-            "burn_in": 100 if self.burn_in is None else int(self.burn_in),
+            "iter_sampling": 200 if self.iter_sampling is None else int(self.iter_sampling),
+            "iter_warmup": 100 if self.iter_warmup is None else int(self.iter_warmup),
             "thin": 1 if self.thin is None else int(self.thin),
             "mh_steps": 2 if self.mh_steps is None else int(self.mh_steps),
             # None with scan="word": tables are rebuilt once per sweep, by the scan
@@ -855,7 +853,8 @@ def sample_gaussian_lda(
         ``Sigma (topic, dim, dim2)`` (conditional posterior means given ``z``, see the
         module docstring) and ``topic_tokens (topic)``; ``sample_stats``: ``lp``,
         ``acceptance_rate``; ``warmup_sample_stats``: ``lp``. ``attrs``: method,
-        seed, sweeps, burn_in, thin, threads, wall_time, resumed, the priors.
+        seed, iter_warmup, iter_sampling, thin, parallel_chains, wall_time, resumed,
+        the priors.
 
     Raises
     ------
@@ -883,9 +882,9 @@ def sample_gaussian_lda(
     seed = int(seed)
     K, D, n_docs = problem.K, problem.D, problem.n_docs
     settings = args.settings(K)
-    burn_in, sweeps, thin = settings["burn_in"], settings["sweeps"], settings["thin"]
-    total = burn_in + sweeps
-    n_keep = -(-sweeps // thin)
+    warmup, n_sampling, thin = settings["iter_warmup"], settings["iter_sampling"], settings["thin"]
+    total = warmup + n_sampling
+    n_keep = -(-n_sampling // thin)
     meta_run = {
         "sampler": "gaussian-lda",
         "version": CHECKPOINT_VERSION,
@@ -915,6 +914,7 @@ def sample_gaussian_lda(
         resumed = path is not None and path.exists()
         if resumed:
             arrays, meta = _read_checkpoint(path, chains)
+            meta = {_RENAMED_SETTINGS.get(k, k): v for k, v in meta.items()}
             # a checkpoint written before an option existed ran with its default; the
             # alias-MH options do not change a cgs chain (and their defaults have changed)
             ignored = _ALIAS_ONLY if method == "cgs" else ()
@@ -948,14 +948,18 @@ def sample_gaussian_lda(
                 "topic_tokens": np.zeros((chains, n_keep, K), dtype=np.int64),
                 "lp": np.zeros((chains, n_keep)),
                 "acceptance_rate": np.zeros((chains, n_keep)),
-                "warmup_lp": np.zeros((chains, burn_in)),
+                "warmup_lp": np.zeros((chains, warmup)),
                 "rebuilds": np.zeros(chains, dtype=np.int64),
                 "type_moves_accepted": np.zeros(chains, dtype=np.int64),
             }
             wall_before = 0.0
             mode_used = 0
 
-        threads = min(chains, 2) if args.threads is None else min(int(args.threads), chains)
+        threads = (
+            min(chains, 2)
+            if args.parallel_chains is None
+            else min(int(args.parallel_chains), chains)
+        )
         start = time.perf_counter()
 
         def save(done: int) -> None:
@@ -976,7 +980,7 @@ def sample_gaussian_lda(
             return step(problem, states[c], **step_kw)
 
         pool = ThreadPoolExecutor(threads) if threads > 1 else None
-        bar = Progress(total, method, show=args.progress)
+        bar = Progress(total, method, show=args.show_progress)
         bar.update(states[0].sweep)
         try:
             every = 50 if args.checkpoint_every is None else int(args.checkpoint_every)
@@ -995,10 +999,10 @@ def sample_gaussian_lda(
                         )
                     out["rebuilds"][c] += info.rebuilds
                     out["type_moves_accepted"][c] += info.type_moves_accepted
-                    if t < burn_in:
+                    if t < warmup:
                         out["warmup_lp"][c, t] = info.lp
-                    elif (t - burn_in) % thin == 0:
-                        j = (t - burn_in) // thin
+                    elif (t - warmup) % thin == 0:
+                        j = (t - warmup) // thin
                         theta, mu, sigma, nk, n_mode = _summaries(problem, states[c])
                         out["theta"][c, j] = theta
                         out["mu"][c, j] = mu
@@ -1024,10 +1028,10 @@ def sample_gaussian_lda(
             "method": method,
             "seed": seed,
             "chains": chains,
-            "sweeps": sweeps,
-            "burn_in": burn_in,
+            "iter_warmup": warmup,
+            "iter_sampling": n_sampling,
             "thin": thin,
-            "threads": threads,
+            "parallel_chains": threads,
             "init": settings["init"],
             "wall_time": wall_time,
             "resumed": int(resumed),
@@ -1058,6 +1062,8 @@ def sample_gaussian_lda(
         return _to_idata(problem, out, attrs)
 
 
+#: Settings that checkpoints of earlier releases recorded under other names.
+_RENAMED_SETTINGS: dict[str, str] = {"sweeps": "iter_sampling", "burn_in": "iter_warmup"}
 #: Settings added after checkpoints were first written, with the value those runs had.
 _ADDED_DEFAULTS: dict[str, Any] = {"scan": "document", "type_moves": 0}
 #: Settings of ``alias-mh`` only: not compared when a ``cgs`` run resumes.

@@ -28,7 +28,7 @@ and therefore the optimal ``xi_p^2 = E_q[x^2]``, section 4.9.4). The updates
 ``jj-vb`` is batch coordinate ascent: one iteration updates every ``rho_w``, every
 ``xi_p``, every ``alpha_c``, ``q(tau)`` and every ``xi_p`` again. Each step maximises the
 bound (:func:`elbo`) exactly in its coordinates, so the recorded ELBO never decreases.
-Iterations stop when ``|ELBO_t - ELBO_{t-1}| <= tol |ELBO_t|`` or after ``max_iter``.
+Iterations stop when ``|ELBO_t - ELBO_{t-1}| <= tol_rel_obj |ELBO_t|`` or after ``iter``.
 
 ``jj-svi`` is the thesis's Algorithm 3 (stochastic VI, section 5.3.1) on mini-batches of
 pairs: for the words that are targets in a mini-batch, the natural parameters of
@@ -127,9 +127,9 @@ class JJVBArgs:
     """Options of ``method="jj-vb"`` (batch coordinate ascent)."""
 
     #: Most iterations (each updates every factor of ``q`` once, ``xi`` twice).
-    max_iter: int = 500
+    iter: int = 500
     #: Stop when ``|ELBO_t - ELBO_{t-1}| / |ELBO_t|`` falls below this.
-    tol: float = 1e-7
+    tol_rel_obj: float = 1e-7
     #: Draws from ``q`` in the returned posterior.
     draws: int = 1000
     #: ARD prior on the context vectors' precisions; False fixes them at ``lambda^-2``.
@@ -147,8 +147,8 @@ class JJVBArgs:
     method: ClassVar[str] = "jj-vb"
 
     def validate(self) -> None:
-        check_int("max_iter", self.max_iter, minimum=1)
-        check_float("tol", self.tol, low=0, open_low=False)
+        check_int("iter", self.iter, minimum=1)
+        check_float("tol_rel_obj", self.tol_rel_obj, low=0, open_low=False)
         check_int("draws", self.draws, minimum=1)
         _check_ard(self.ard_a0, self.ard_b0, self.ard)
         _check_init(self.init)
@@ -495,13 +495,13 @@ def jj_vb(
         state = init_state(problem, args, seed)
     trace: list[float] = []
     converged = False
-    for _ in range(args.max_iter):
+    for _ in range(args.iter):
         update_rho(problem, state)
         update_xi(problem, state)
         update_alpha(problem, state)
         update_tau(problem, state, args)
         trace.append(elbo(problem, state, args, update_xi(problem, state)))
-        if len(trace) > 1 and abs(trace[-1] - trace[-2]) <= args.tol * abs(trace[-1]):
+        if len(trace) > 1 and abs(trace[-1] - trace[-2]) <= args.tol_rel_obj * abs(trace[-1]):
             converged = True
             break
     return _result(state, trace, converged)
@@ -649,12 +649,11 @@ def _idata(
     return idata
 
 
-def _common_attrs(method: str, seed: int, args: Any, result: JJVBResult, fit_time: float):
+def _common_attrs(method: str, seed: int, args: Any, result: JJVBResult):
     return {
         "model": "sgns",
         "method": method,
         "seed": int(seed),
-        "fit_time": fit_time,
         "ard": args.ard,
         "ard_a0": args.ard_a0 if args.ard else None,
         "ard_b0": args.ard_b0 if args.ard else None,
@@ -698,13 +697,12 @@ def sample_jj_vb(
     problem = JJVBProblem.from_stan_data(data)
     start = time.perf_counter()
     result = jj_vb(problem, args, seed)
-    fit_time = time.perf_counter() - start
     attrs = {
-        **_common_attrs("jj-vb", seed, args, result, fit_time),
+        **_common_attrs("jj-vb", seed, args, result),
         "iterations": int(result.elbo.size),
         "converged": result.converged,
-        "max_iter": args.max_iter,
-        "tol": args.tol,
+        "iter": args.iter,
+        "tol_rel_obj": args.tol_rel_obj,
     }
     return _with_wall_time(_idata(problem, result, args, seed, attrs, "iteration"), start)
 
@@ -718,9 +716,8 @@ def sample_jj_svi(
     problem = JJVBProblem.from_stan_data(data)
     start = time.perf_counter()
     result = jj_svi(problem, args, seed)
-    fit_time = time.perf_counter() - start
     attrs = {
-        **_common_attrs("jj-svi", seed, args, result, fit_time),
+        **_common_attrs("jj-svi", seed, args, result),
         "passes": args.passes,
         "batch_size": args.batch_size,
         "updates": int(args.passes * math.ceil(problem.P / args.batch_size)),

@@ -5,8 +5,8 @@ The sampler targets the LDA posterior of :class:`~bayeswe.lda.LDAData` with
 :mod:`bayeswe.kernels.lda_cgs`). A chain is a :class:`CGSState` (assignments,
 count matrices and its random stream) advanced by :func:`step` (one sweep over all
 tokens). :func:`sample_cgs` runs several chains, each in its own thread (the
-kernels release the GIL), discards ``burn_in`` sweeps, then saves every
-``thin``-th of the next ``sweeps`` sweeps.
+kernels release the GIL), discards ``iter_warmup`` sweeps, then keeps every
+``thin``-th of the next ``iter_sampling`` sweeps, starting with the first.
 
 At each saved sweep the draw holds the posterior means of ``phi`` and ``theta``
 given the current assignments (Griffiths and Steyvers, 2004, eqs. 6-7)::
@@ -34,7 +34,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import arviz as az
 import numpy as np
@@ -82,13 +82,13 @@ class CGSArgs:
 
     Attributes
     ----------
-    sweeps (alias iter_sampling)
-        Sweeps after burn-in (default 1000); every ``thin``-th is saved, so
-        ``sweeps // thin`` draws per chain.
-    burn_in (alias iter_warmup)
+    iter_warmup
         Sweeps discarded first (default 500).
+    iter_sampling
+        Sweeps after warm-up (default 1000); every ``thin``-th is kept, starting with
+        the first, so ``ceil(iter_sampling / thin)`` draws per chain, as in cmdstanpy.
     thin
-        Save one sweep in ``thin`` (default 10).
+        Keep one sweep in ``thin`` (default 10).
     algorithm
         ``"sparse"`` (SparseLDA buckets, cost per token independent of K) or
         ``"dense"`` (all K terms per token). Same target, different speed.
@@ -97,25 +97,23 @@ class CGSArgs:
     init
         ``"uniform"`` (default) or ``"sequential"`` (each token drawn from the
         collapsed conditional given the tokens before it; see the module docstring).
-    threads
-        Chains run at the same time (default: ``min(chains, os.cpu_count())``).
-    progress
+    parallel_chains
+        Chains run at the same time, in threads (default:
+        ``min(chains, os.cpu_count())``). The draws do not depend on it.
+    show_progress
         Report sweeps done, rate and time left on standard error (see
         :mod:`bayeswe.progress`; default: the process default, off in the library and
         on in the ``bayeswe`` command line). Does not change the draws.
     """
 
-    #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
-    OPTION_ALIASES: ClassVar[dict[str, str]] = {"iter_warmup": "burn_in", "iter_sampling": "sweeps"}
-
-    sweeps: int | None = None
-    burn_in: int | None = None
+    iter_warmup: int | None = None
+    iter_sampling: int | None = None
     thin: int | None = None
     algorithm: str | None = None
     keep_assignments: bool | None = None
     init: str | None = None
-    threads: int | None = None
-    progress: bool | None = None
+    parallel_chains: int | None = None
+    show_progress: bool | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> CGSArgs:
@@ -123,24 +121,27 @@ class CGSArgs:
         return build_options(cls, "cgs", options)
 
     def validate(self) -> None:
-        check_int("sweeps", self.sweeps, minimum=1)
-        check_int("burn_in", self.burn_in, minimum=0)
+        check_int("iter_warmup", self.iter_warmup, minimum=0)
+        check_int("iter_sampling", self.iter_sampling, minimum=1)
         check_int("thin", self.thin, minimum=1)
-        check_int("threads", self.threads, minimum=1)
+        check_int("parallel_chains", self.parallel_chains, minimum=1)
         check_choice("algorithm", self.algorithm, ALGORITHMS)
         check_bool("keep_assignments", self.keep_assignments)
         check_choice("init", self.init, INITS)
-        progress_resolve(self.progress)
-        if self.thin is not None and self.thin > self.n_sweeps:
-            raise ValueError(f"thin={self.thin} is larger than sweeps={self.n_sweeps}: no draw")
+        progress_resolve(self.show_progress)
 
     @property
-    def n_sweeps(self) -> int:
-        return 1000 if self.sweeps is None else int(self.sweeps)
+    def n_sampling(self) -> int:
+        return 1000 if self.iter_sampling is None else int(self.iter_sampling)
 
     @property
-    def n_burn_in(self) -> int:
-        return 500 if self.burn_in is None else int(self.burn_in)
+    def n_warmup(self) -> int:
+        return 500 if self.iter_warmup is None else int(self.iter_warmup)
+
+    @property
+    def n_draws(self) -> int:
+        """Kept draws per chain: ``ceil(iter_sampling / thin)``, as cmdstanpy keeps."""
+        return -(-self.n_sampling // self.n_thin)
 
     @property
     def n_thin(self) -> int:
@@ -321,23 +322,24 @@ def _run_chain(
     problem: CGSProblem, args: CGSArgs, seed: int, chain: int, bar: Progress
 ) -> dict[str, Any]:
     algorithm = args.algorithm_name
-    n_draws = args.n_sweeps // args.n_thin
+    n_draws = args.n_draws
     K, V, D = problem.n_topics, problem.n_words, problem.n_docs
     phi = np.empty((n_draws, K, V))
     theta = np.empty((n_draws, D, K))
     lp = np.empty(n_draws)
-    lp_burn = np.empty(args.n_burn_in)
+    lp_warmup = np.empty(args.n_warmup)
     start = time.perf_counter()
     state = init_state(problem, seed, chain, algorithm, args.init or "uniform")
     sweep_time = 0.0
-    for b in range(args.n_burn_in):
+    for b in range(args.n_warmup):
         t0 = time.perf_counter()
         step(problem, state, algorithm)
         sweep_time += time.perf_counter() - t0
-        lp_burn[b] = log_joint(problem, state)
+        lp_warmup[b] = log_joint(problem, state)
         bar.update(1)
     saved = 0
-    for s in range(1, n_draws * args.n_thin + 1):
+    # sweeps 0, thin, 2 thin, ... after warm-up are kept, as Stan keeps its iterations
+    for s in range(args.n_sampling):
         t0 = time.perf_counter()
         step(problem, state, algorithm)
         sweep_time += time.perf_counter() - t0
@@ -350,7 +352,7 @@ def _run_chain(
         "phi": phi,
         "theta": theta,
         "lp": lp,
-        "lp_burn": lp_burn,
+        "lp_warmup": lp_warmup,
         "z": state.z,
         "sweep_time": sweep_time,
         "wall_time": time.perf_counter() - start,
@@ -387,8 +389,9 @@ def sample_cgs(
     chains
         Number of chains (default 4), each from its own random start.
     **options
-        See :class:`CGSArgs`: ``sweeps``, ``burn_in``, ``thin``, ``algorithm``,
-        ``keep_assignments``, ``init``, ``threads``.
+        See :class:`CGSArgs`: ``iter_warmup``, ``iter_sampling``, ``thin``,
+        ``algorithm``, ``keep_assignments``, ``init``, ``parallel_chains``,
+        ``show_progress``.
 
     Returns
     -------
@@ -397,11 +400,11 @@ def sample_cgs(
         ``(chain, draw, doc, topic)``, point estimates from the counts of each
         saved sweep; ``sample_stats.lp`` ``(chain, draw)``: collapsed
         ``log p(w, z)`` of each saved sweep; ``warmup_sample_stats.lp``: the
-        same for every burn-in sweep (the burn-in trace); with
+        same for every warm-up sweep (the warm-up trace); with
         ``keep_assignments``, ``constant_data`` holds ``z`` ``(chain, token)``
         (final topic of each token) and ``token_doc``, ``token_word`` ``(token,)``.
         ``attrs``: ``model``, ``method``, ``algorithm``, ``seed``, ``chains``,
-        ``sweeps``, ``burn_in``, ``thin``, ``threads``, ``n_tokens``,
+        ``iter_warmup``, ``iter_sampling``, ``thin``, ``parallel_chains``, ``n_tokens``,
         ``wall_time`` (seconds, whole run), ``sweep_time`` (seconds in sweeps,
         summed over chains), ``tokens_per_s`` (token updates per second of sweep
         time, per chain).
@@ -419,13 +422,13 @@ def sample_cgs(
     if chains is None:
         chains = 4
     check_int("chains", chains, minimum=1)
-    threads = args.threads or min(chains, os.cpu_count() or 1)
+    threads = args.parallel_chains or min(chains, os.cpu_count() or 1)
     problem = CGSProblem.from_data(data)
     _warm_up_compiler(args.algorithm_name)
 
     start = time.perf_counter()
-    per_chain = args.n_burn_in + (args.n_sweeps // args.n_thin) * args.n_thin
-    with Progress(chains * per_chain, "cgs", show=args.progress) as bar:
+    per_chain = args.n_warmup + args.n_sampling
+    with Progress(chains * per_chain, "cgs", show=args.show_progress) as bar:
         if threads == 1 or chains == 1:
             results = [_run_chain(problem, args, seed, c, bar) for c in range(chains)]
         else:
@@ -437,7 +440,7 @@ def sample_cgs(
 
     coords = data.coords()
     sweep_time = float(sum(r["sweep_time"] for r in results))
-    total_sweeps = args.n_burn_in + (args.n_sweeps // args.n_thin) * args.n_thin
+    total_sweeps = args.n_warmup + args.n_sampling
     attrs = {
         "model": "lda",
         "method": "cgs",
@@ -445,10 +448,10 @@ def sample_cgs(
         "init": args.init or "uniform",
         "seed": int(seed),
         "chains": int(chains),
-        "sweeps": int(args.n_sweeps),
-        "burn_in": int(args.n_burn_in),
+        "iter_warmup": int(args.n_warmup),
+        "iter_sampling": int(args.n_sampling),
         "thin": int(args.n_thin),
-        "threads": int(threads),
+        "parallel_chains": int(threads),
         "n_tokens": problem.n_tokens,
         "wall_time": wall_time,
         "sweep_time": sweep_time,
@@ -467,8 +470,8 @@ def sample_cgs(
         "coords": coords,
         "attrs": attrs,
     }
-    if args.n_burn_in:
-        groups["warmup_sample_stats"] = {"lp": np.stack([r["lp_burn"] for r in results])}
+    if args.n_warmup:
+        groups["warmup_sample_stats"] = {"lp": np.stack([r["lp_warmup"] for r in results])}
         groups["save_warmup"] = True
     if args.keep_assignments:
         groups["constant_data"] = {

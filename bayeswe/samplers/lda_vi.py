@@ -9,14 +9,14 @@ previous iteration) and the M-step ``lambda_kv = beta + sum_{d,n: w_dn = v} phi_
 Each is an exact coordinate maximisation, so the ELBO never decreases; the value
 recorded per iteration is the ELBO at the ``phi`` and ``gamma`` of that E-step and the
 ``lambda`` it used. Iterations stop when the ELBO's relative change falls below
-``tol`` or after ``max_iter``.
+``tol_rel_obj`` or after ``iter`` iterations (Stan's ADVI names).
 
 The returned InferenceData has the names, dims and coords of ``method="cgs"``:
 ``posterior.phi (chain, draw, topic, word)`` and ``theta (chain, draw, doc, topic)``,
 here ``draws`` independent draws from ``q`` (Dirichlet draws by normalised Gamma
 variates); ``sample_stats.elbo`` holds the ELBO per iteration (dim ``iteration``);
 ``attrs`` the iterations, convergence and timings (the start's Gibbs sweeps
-included in ``fit_time``). Seeded: the start of ``lambda`` (by default the counts of
+included in ``wall_time``). Seeded: the start of ``lambda`` (by default the counts of
 ``init_sweeps`` collapsed-Gibbs sweeps of chain 0 of ``seed``, see
 :attr:`CAVIArgs.init`) and the draws (``SeedSequence(seed, spawn_key=(1,))``).
 """
@@ -57,9 +57,9 @@ class CAVIArgs:
     """Options of ``method="cavi"``."""
 
     #: Most iterations (E-step + M-step).
-    max_iter: int = 200
+    iter: int = 200
     #: Stop when ``|ELBO_t - ELBO_{t-1}| / |ELBO_t|`` falls below this.
-    tol: float = 1e-6
+    tol_rel_obj: float = 1e-6
     #: Most rounds of a document's phi/gamma loop per E-step.
     local_iter: int = 100
     #: A document's loop stops when the mean |change| of gamma_d is below this (as
@@ -77,8 +77,8 @@ class CAVIArgs:
     method: ClassVar[str] = "cavi"
 
     def validate(self) -> None:
-        check_int("max_iter", self.max_iter, minimum=1)
-        check_float("tol", self.tol, low=0)
+        check_int("iter", self.iter, minimum=1)
+        check_float("tol_rel_obj", self.tol_rel_obj, low=0)
         check_int("local_iter", self.local_iter, minimum=1)
         check_float("local_tol", self.local_tol, low=0)
         check_int("draws", self.draws, minimum=1)
@@ -154,7 +154,7 @@ def cavi(
     doc_elbo = np.empty(D)
     elbo: list[float] = []
     converged, rounds = False, 0
-    for _ in range(args.max_iter):
+    for _ in range(args.iter):
         kern.dirichlet_expectation(lam, elog_beta)
         rounds += kern.e_step(
             doc_ptr, word_ids, counts, alpha, np.ascontiguousarray(elog_beta.T), gamma,
@@ -162,7 +162,7 @@ def cavi(
         )  # fmt: skip
         elbo.append(float(doc_elbo.sum()) + kern.topic_elbo(float(data.beta), lam, elog_beta))
         lam = data.beta + sstats_t.T
-        if len(elbo) > 1 and abs(elbo[-1] - elbo[-2]) <= args.tol * abs(elbo[-1]):
+        if len(elbo) > 1 and abs(elbo[-1] - elbo[-2]) <= args.tol_rel_obj * abs(elbo[-1]):
             converged = True
             break
     return CAVIResult(lam, gamma, np.array(elbo), converged, rounds)
@@ -187,16 +187,16 @@ def sample_cavi(
     args: CAVIArgs = build_options(CAVIArgs, "cavi", options)
     start = time.perf_counter()
     result = cavi(data, args, _start(data, args, seed))
-    fit_time = time.perf_counter() - start
+    wall_time = time.perf_counter() - start
     attrs = {
         "iterations": int(result.elbo.size),
         "converged": int(result.converged),
         "local_rounds": int(result.local_rounds),
-        "max_iter": args.max_iter,
+        "iter": args.iter,
         "init": args.init,
         "init_sweeps": args.init_sweeps if args.init == "cgs" else 0,
-        "tol": args.tol,
-        "fit_time": fit_time,
+        "tol_rel_obj": args.tol_rel_obj,
+        "wall_time": wall_time,
         "n_tokens": int(data.corpus.n_tokens),
         "final_elbo": float(result.elbo[-1]) if result.elbo.size else math.nan,
     }
@@ -346,7 +346,7 @@ def sample_svi(
     start = time.perf_counter()
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
     lam, elbo, updates = svi(data, args, _start(data, args, seed), rng)
-    fit_time = time.perf_counter() - start
+    wall_time = time.perf_counter() - start
     gamma, final = _full_e_step(data, lam, args)
     attrs = {
         "updates": int(updates),
@@ -356,7 +356,7 @@ def sample_svi(
         "kappa": args.kappa,
         "init": args.init,
         "init_sweeps": args.init_sweeps if args.init == "cgs" else 0,
-        "fit_time": fit_time,
+        "wall_time": wall_time,
         "n_tokens": int(data.corpus.n_tokens),
         "final_elbo": final,
     }

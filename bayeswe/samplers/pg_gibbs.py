@@ -46,7 +46,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import arviz as az
 import numpy as np
@@ -733,10 +733,11 @@ class PGGibbsArgs:
 
     Attributes
     ----------
-    iter_warmup (alias burn_in)
+    iter_warmup
         Sweeps discarded before the kept ones (default 200).
-    iter_sampling (alias sweeps)
-        Sweeps after warm-up (default 1000); every ``thin``-th is kept.
+    iter_sampling
+        Sweeps after warm-up (default 1000); every ``thin``-th is kept, starting with
+        the first, so ``ceil(iter_sampling / thin)`` draws per chain, as in cmdstanpy.
     thin
         Keep one sweep in ``thin`` (default 1).
     inner_steps
@@ -769,8 +770,9 @@ class PGGibbsArgs:
         Initial values as for Stan (so that ``fit_sgns`` can pass its MAP start): a
         mapping with ``"rho"`` (``V x K``) and ``"alpha"`` (``V x K``) or
         ``"alpha_free"`` (``(V - K) x K``), or a list of such mappings, one per chain.
-    threads
-        Numba threads and PG threads (default: Numba's current setting).
+    threads_per_chain
+        Numba threads and PG threads of each chain (default: Numba's current
+        setting); the chains run one after another. The draws do not depend on it.
     checkpoint
         File holding the run's state; if it exists the run resumes from it. The kept
         draws then live in ``<checkpoint>.draws.npy`` beside it, a memory-mapped array
@@ -786,14 +788,11 @@ class PGGibbsArgs:
         unaffected in distribution either way.
     callback
         Called as ``callback(sweeps_done)`` after each sweep of all chains.
-    progress
+    show_progress
         Report sweeps done, rate and time left on standard error (see
         :mod:`bayeswe.progress`; default: the process default, off in the library and
         on in the ``bayeswe`` command line). Does not change the draws.
     """
-
-    #: Second names of the run lengths (see :func:`bayeswe.options.build_options`).
-    OPTION_ALIASES: ClassVar[dict[str, str]] = {"burn_in": "iter_warmup", "sweeps": "iter_sampling"}
 
     iter_warmup: int | None = None
     iter_sampling: int | None = None
@@ -803,12 +802,12 @@ class PGGibbsArgs:
     overrelax: float | None = None
     init: Any = None
     inits: Any = None
-    threads: int | None = None
+    threads_per_chain: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
     gauge_moves: bool | None = None
     callback: Callable[[int], None] | None = None
-    progress: bool | None = None
+    show_progress: bool | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> PGGibbsArgs:
@@ -821,7 +820,7 @@ class PGGibbsArgs:
             ("iter_sampling", 1),
             ("thin", 1),
             ("inner_steps", 1),
-            ("threads", 1),
+            ("threads_per_chain", 1),
             ("checkpoint_every", 1),
         ):
             check_int(name, getattr(self, name), minimum=minimum)
@@ -843,7 +842,7 @@ class PGGibbsArgs:
             raise ValueError(f"gauge_moves must be True or False, got {self.gauge_moves!r}")
         if self.callback is not None and not callable(self.callback):
             raise ValueError("callback must be callable")
-        progress_resolve(self.progress)
+        progress_resolve(self.show_progress)
 
     def settings(self) -> dict[str, Any]:
         """The options that define the draws (compared on resume)."""
@@ -983,8 +982,9 @@ def sample_pg_gibbs(
         ``(chain, draw, word, dim)`` and, identified, ``alpha_free`` ``(chain, draw,
         free_word, dim)``, as a Stan fit of the same model; ``sample_stats``: ``lp``,
         the log joint density of each kept sweep (Stan's ``lp__`` convention);
-        ``attrs``: ``method``, ``sweeps``, ``warmup``, ``thin``, ``inner_steps``,
-        ``seed``, ``threads``, ``wall_time``, ``init``, ``resumed``.
+        ``attrs``: ``method``, ``iter_warmup``, ``iter_sampling``, ``thin``,
+        ``inner_steps``, ``seed``, ``threads_per_chain``, ``wall_time``, ``init``,
+        ``resumed``.
 
     Raises
     ------
@@ -1086,8 +1086,8 @@ def sample_pg_gibbs(
         old_threads = numba.get_num_threads()
         threads = (
             old_threads
-            if args.threads is None
-            else min(int(args.threads), numba.config.NUMBA_NUM_THREADS)
+            if args.threads_per_chain is None
+            else min(int(args.threads_per_chain), numba.config.NUMBA_NUM_THREADS)
         )
         failed = failed_before
 
@@ -1116,7 +1116,7 @@ def sample_pg_gibbs(
         draws_rho, draws_alpha = draws[0], draws[1]
         numba.set_num_threads(threads)
         start = time.perf_counter()
-        bar = Progress(total, "pg-gibbs", show=args.progress)
+        bar = Progress(total, "pg-gibbs", show=args.show_progress)
         bar.update(states[0].sweep)
         try:
             every = 100 if args.checkpoint_every is None else int(args.checkpoint_every)
@@ -1177,15 +1177,15 @@ def sample_pg_gibbs(
         attrs = {
             "model": problem.model.name,
             "method": "pg-gibbs",
-            "sweeps": n_iter,
-            "warmup": warmup,
+            "iter_warmup": warmup,
+            "iter_sampling": n_iter,
             "thin": thin,
             "inner_steps": settings["inner_steps"],
             "omega": settings["omega"],
             "overrelax": settings["overrelax"],
             "init": settings["init"],
             "seed": int(seed),
-            "threads": threads,
+            "threads_per_chain": threads,
             "wall_time": wall_time,
             "resumed": bool(resumed),
             "failed_factorizations": failed,

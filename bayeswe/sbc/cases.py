@@ -97,8 +97,8 @@ def _pg_gibbs(omega: str) -> Callable[[np.random.Generator, int], NDArray[np.int
         rho, alpha, data = _sgns_draw(rng, SGNS_LAMBDA)
         idata = sample_pg_gibbs(
             data, seed=seed, chains=1, iter_warmup=PG_WARMUP, iter_sampling=N_DRAWS * PG_THIN,
-            thin=PG_THIN, init={"rho": rho, "alpha": alpha}, threads=1, omega=omega,
-            progress=False,
+            thin=PG_THIN, init={"rho": rho, "alpha": alpha}, threads_per_chain=1,
+            omega=omega, show_progress=False,
         )  # fmt: skip
         truth = np.concatenate([rho.ravel(), alpha[SGNS_FREE].ravel()])
         return rank_of(truth, _sgns_draws(idata), rng)

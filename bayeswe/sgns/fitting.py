@@ -14,6 +14,7 @@ import arviz as az
 import numpy as np
 
 from bayeswe.fit import fit
+from bayeswe.options import rename_deprecated
 from bayeswe.sgns.data import SGNSData
 from bayeswe.sgns.errors import IdentificationError, SGNSDataError
 from bayeswe.sgns.identify import (
@@ -151,6 +152,7 @@ def fit_sgns(
     """
     if not isinstance(data, SGNSData):
         raise SGNSDataError(f"data must be an SGNSData, got {type(data).__name__}")
+    options = rename_deprecated(method, options)
     identification = _resolve_identification(identification, identified, anchors, method)
     if identification == "posthoc":
         return _fit_posthoc(

@@ -20,7 +20,7 @@ print(corpus)
 tokens = vectors[corpus.tokens()[1]]
 data = GaussianLDAData(corpus, vectors, n_topics=20, nu=52.0, Psi=np.cov(tokens.T))
 idata = bayeswe.fit(
-    "gaussian_lda", data, method="alias-mh", seed=1, chains=1, burn_in=40, sweeps=10
+    "gaussian_lda", data, method="alias-mh", seed=1, chains=1, iter_warmup=40, iter_sampling=10
 )
 print(dict(idata.posterior["mu"].sizes), dict(idata.posterior["Sigma"].sizes))
 lp = idata.sample_stats["lp"].values[0]

@@ -13,7 +13,7 @@ corpus = load_reuters()
 train, test = corpus.subset(range(355)), corpus.subset(range(355, 395))
 data = LDAData(train, n_topics=20, alpha=0.1, beta=0.01)
 idata = bayeswe.fit(
-    "lda", data, method="cgs", seed=1, chains=2, burn_in=300, sweeps=200, thin=10
+    "lda", data, method="cgs", seed=1, chains=2, iter_warmup=300, iter_sampling=200, thin=10
 )  # SparseLDA kernel
 print(dict(idata.posterior["phi"].sizes))
 

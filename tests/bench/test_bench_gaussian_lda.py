@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from bench_checks import check_result
+
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
 
 def test_quick_bench_json(run_bench) -> None:

@@ -16,6 +16,8 @@ from bayeswe.bench.gaussian_lda_alias_kernel import (
     topic_shifts,
 )
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _simplex(rng: np.random.Generator, K: int) -> np.ndarray:
     v = rng.gamma(0.5, size=K)

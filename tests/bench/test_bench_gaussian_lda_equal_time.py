@@ -7,6 +7,8 @@ from bench_checks import check_result
 
 from bayeswe.bench.gaussian_lda_equal_time import QUICK_BUDGETS, budget_label
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_budget_labels() -> None:
     assert [budget_label(b) for b in (5.0, 20, 0.3, 0.25)] == ["5s", "20s", "0p3s", "0p25s"]

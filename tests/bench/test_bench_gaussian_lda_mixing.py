@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from bench_checks import check_result
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_quick_run_reports_ess_ratios_over_seeds(run_bench) -> None:
     out = run_bench("gaussian-lda-mixing", "--quick", "--seeds", "2")

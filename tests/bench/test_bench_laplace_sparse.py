@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from bench_checks import check_result
 
 from bayeswe.bench.laplace_sparse import QUICK_SIZES
 from bayeswe.samplers.laplace_sparse import SOLVERS
+
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
 
 def test_quick_run_times_every_solver(run_bench) -> None:

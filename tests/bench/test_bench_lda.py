@@ -1,4 +1,7 @@
+import pytest
 from bench_checks import check_result
+
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
 
 def test_quick_bench_prints_one_json_object_with_the_summary(run_bench):

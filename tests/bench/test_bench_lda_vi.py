@@ -7,6 +7,8 @@ from bench_checks import check_result
 
 from bayeswe.bench.lda_vi import TOOLS
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_quick_run_times_and_scores_every_tool(run_bench) -> None:
     out = run_bench("lda-vi", "--quick")

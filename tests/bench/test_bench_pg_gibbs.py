@@ -8,6 +8,8 @@ from bench_checks import check_result, pg_gibbs_summary_keys
 from bayeswe.bench import harness
 from bayeswe.bench import pg_gibbs as bench
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_quick_benchmark_prints_one_json_object_with_the_summary_keys(run_bench) -> None:
     result = run_bench("pg-gibbs", "--quick", "--threads", "1")

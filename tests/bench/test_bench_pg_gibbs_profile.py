@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from bench_checks import check_result
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_quick_profile_parts_add_up(run_bench) -> None:
     result = run_bench("pg-gibbs-profile", "--quick")

@@ -8,6 +8,8 @@ from bench_checks import check_result
 
 from bayeswe.bench.sgns_approx import METHODS, _cosines, _intervals, summarize
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _keys(sizes: tuple[int, ...]) -> set[str]:
     keys = {"laplace_sparse_width_ratio_co_vs_stan_laplace", "failed_fits"}

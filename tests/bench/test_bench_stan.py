@@ -12,6 +12,8 @@ from bench_checks import check_result
 
 from bayeswe.bench import harness, sgns_stan
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 needs_paper = pytest.mark.skipif(
     not sgns_stan.DEFAULT_PAPER_TEXT.is_file(), reason="the paper's text is not in the seeds"
 )

@@ -78,16 +78,16 @@ def test_bad_progress_value():
 
 def test_sampler_reports_and_draws_do_not_depend_on_it(capsys):
     sim = simulate_lda(n_docs=6, doc_length=20, n_words=12, n_topics=2, seed=3)
-    kw = dict(method="cgs", seed=11, chains=2, sweeps=20, burn_in=10, thin=5)
-    quiet = bayeswe.fit("lda", sim.data, progress=False, **kw)
+    kw = dict(method="cgs", seed=11, chains=2, iter_sampling=20, iter_warmup=10, thin=5)
+    quiet = bayeswe.fit("lda", sim.data, show_progress=False, **kw)
     assert capsys.readouterr().err == ""
-    loud = bayeswe.fit("lda", sim.data, progress=True, **kw)
+    loud = bayeswe.fit("lda", sim.data, show_progress=True, **kw)
     err = capsys.readouterr().err
     # capsys's stderr is not a terminal: plain lines, the last one at 100 %
     assert "cgs: 60/60 sweeps (100%)" in err
     np.testing.assert_array_equal(quiet.posterior["phi"].values, loud.posterior["phi"].values)
     with pytest.raises(ValueError, match="progress"):
-        bayeswe.fit("lda", sim.data, progress="always", **kw)
+        bayeswe.fit("lda", sim.data, show_progress="always", **kw)
 
 
 def test_cli_start_prints_no_library_notice(tmp_path: Path):

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import arviz as az
 import numpy as np
+import pytest
 
 from bayeswe.demo import QUICK, run_demo
+
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
 
 def test_quick_demo_end_to_end(tmp_path):

@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 from page_output import example_env, lines
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", REPO / "docs" / "getting-started.md"]
 _EXAMPLE = re.compile(r"```python\n(.*?)```\s*\n+```text\n(.*?)```", re.S)

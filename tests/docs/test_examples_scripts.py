@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from page_output import example_env, lines
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 REPO = Path(__file__).resolve().parents[2]
 _SHOWN = re.compile(
     r'```python\n--8<-- "(docs/examples/[\w]+\.py)"\n```\s*\nOutput[^\n]*\n(?:[^\n]+\n)*?\s*'

@@ -15,6 +15,9 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
+# Builds the site / a wheel: the full suite only (`make test`), not `make test-fast`.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"
 KATEX = "javascripts/vendor/katex"

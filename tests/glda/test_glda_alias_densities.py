@@ -34,6 +34,8 @@ from bayeswe.samplers.gaussian_lda import (
     step,
 )
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 N_TYPES = 40
 
 

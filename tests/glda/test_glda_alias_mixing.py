@@ -26,6 +26,8 @@ import pytest
 from bayeswe.bench.gaussian_lda import synthetic_corpus, with_topics
 from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 SWEEPS = 4
 
 

@@ -43,6 +43,8 @@ from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda import GaussianLDAData
 from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, step
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 N_DOCS, DOC_LEN, N_TYPES, K, DIM = 24, 6, 8, 3, 2
 CHAINS, CGS_SWEEPS, ALIAS_SWEEPS, BATCHES = 4, 30_000, 30_000, 50
 

@@ -39,6 +39,8 @@ from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda import GaussianLDAData
 from bayeswe.samplers.gaussian_lda import GLDAProblem
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 N_DOCS, DOC_LEN, N_TYPES, CLUSTERS, K, DIM = 24, 6, 16, 4, 12, 2
 SWEEPS = 4_000
 

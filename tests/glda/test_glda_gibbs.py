@@ -33,8 +33,8 @@ def test_recovers_topic_means(synthetic, method: str) -> None:
     misplaced ~50 tokens per topic.
     """
     data, truth = synthetic
-    idata = bayeswe.fit("gaussian_lda", data, method=method, seed=5, chains=1, sweeps=10,
-                        burn_in=30)  # fmt: skip
+    idata = bayeswe.fit("gaussian_lda", data, method=method, seed=5, chains=1,
+                        iter_sampling=10, iter_warmup=30)  # fmt: skip
     problem = GLDAProblem.from_data(data)
     vectors = problem.emb[problem.tok_word]
     oracle = np.array(
@@ -62,10 +62,10 @@ def test_recovers_topic_means(synthetic, method: str) -> None:
 
 @pytest.mark.parametrize("method", ["cgs", "alias-mh"])
 def test_same_seed_same_draws_any_threads(tiny, method: str) -> None:
-    kw = dict(method=method, chains=3, sweeps=6, burn_in=4, thin=2)
-    a = bayeswe.fit("gaussian_lda", tiny, seed=7, threads=1, **kw)
-    b = bayeswe.fit("gaussian_lda", tiny, seed=7, threads=3, **kw)
-    c = bayeswe.fit("gaussian_lda", tiny, seed=8, threads=1, **kw)
+    kw = dict(method=method, chains=3, iter_sampling=6, iter_warmup=4, thin=2)
+    a = bayeswe.fit("gaussian_lda", tiny, seed=7, parallel_chains=1, **kw)
+    b = bayeswe.fit("gaussian_lda", tiny, seed=7, parallel_chains=3, **kw)
+    c = bayeswe.fit("gaussian_lda", tiny, seed=8, parallel_chains=1, **kw)
     for name in ("theta", "mu", "Sigma"):
         np.testing.assert_array_equal(a.posterior[name].values, b.posterior[name].values)
     np.testing.assert_array_equal(a.sample_stats["lp"].values, b.sample_stats["lp"].values)
@@ -78,7 +78,8 @@ def test_same_seed_same_draws_any_threads(tiny, method: str) -> None:
 
 @pytest.mark.parametrize("method", ["cgs", "alias-mh"])
 def test_checkpoint_resume_equals_uninterrupted(tmp_path, tiny, method: str) -> None:
-    kw = dict(method=method, seed=3, chains=2, sweeps=8, burn_in=3, thin=2, checkpoint_every=1)
+    kw = dict(method=method, seed=3, chains=2, iter_sampling=8, iter_warmup=3, thin=2,
+              checkpoint_every=1)  # fmt: skip
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     path = tmp_path / "run.npz"
 
@@ -101,20 +102,27 @@ def test_checkpoint_resume_equals_uninterrupted(tmp_path, tiny, method: str) -> 
         bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **{**kw, "seed": 4})
 
 
-def test_cmdstanpy_names_of_the_run_lengths(tiny) -> None:
-    """iter_warmup/iter_sampling (as for NUTS and pg-gibbs) are burn_in/sweeps."""
+def test_deprecated_names_of_the_run_lengths_warn_and_agree(tiny) -> None:
+    """burn_in/sweeps/threads of earlier releases are iter_warmup/iter_sampling/
+    parallel_chains, with a DeprecationWarning naming the new option."""
     kw = dict(method="alias-mh", seed=3, chains=1, thin=2)
-    a = bayeswe.fit("gaussian_lda", tiny, sweeps=6, burn_in=2, **kw)
+    with pytest.warns(DeprecationWarning) as caught:
+        a = bayeswe.fit("gaussian_lda", tiny, sweeps=6, burn_in=2, threads=1, **kw)
+    renamed = [str(w.message) for w in caught if str(w.message).startswith("option '")]
+    assert sorted(m.split("'")[5] for m in renamed) == [
+        "iter_sampling", "iter_warmup", "parallel_chains",
+    ]  # fmt: skip
     b = bayeswe.fit("gaussian_lda", tiny, iter_sampling=6, iter_warmup=2, **kw)
     np.testing.assert_array_equal(a.posterior["mu"].values, b.posterior["mu"].values)
     assert b.posterior.sizes["draw"] == 3
+    assert a.attrs["parallel_chains"] == 1
 
 
 def test_bad_options(tiny) -> None:
     with pytest.raises(ValueError, match="does not take option"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, iterations=3)
-    with pytest.raises(ValueError, match="sweeps must be >= 1"):
-        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, sweeps=0)
+    with pytest.raises(ValueError, match="iter_sampling must be >= 1"):
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, iter_sampling=0)
     with pytest.raises(ValueError, match="apply to method 'alias-mh' only"):
         bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=1, mh_steps=3)
     with pytest.raises(ValueError, match="max_table_age apply to method 'alias-mh' only"):
@@ -187,7 +195,8 @@ def test_never_rebuilt_tables_are_built_once_and_draw_like_a_huge_rebuild_every(
         with pytest.raises(ValueError, match="rebuild_every must be an integer >= 1 or 'never'"):
             step(problem, frozen, rebuild_every=bad, **kw)
     fit = bayeswe.fit("gaussian_lda", synthetic[0], method="alias-mh", seed=2, chains=1,
-                      sweeps=3, burn_in=2, scan="document", rebuild_every="never")  # fmt: skip
+                      iter_sampling=3, iter_warmup=2, scan="document",
+                      rebuild_every="never")  # fmt: skip
     assert fit.posterior.attrs["rebuild_every"] == "never"
     assert json.loads(fit.posterior.attrs["alias_rebuilds"]) == [n_types]
 
@@ -224,7 +233,7 @@ def _interrupt_after(data, path, kw: dict, sweeps: int) -> None:
 
 
 def test_word_scan_attrs_and_resume(tiny, tmp_path) -> None:
-    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2)  # default scan
+    kw = dict(method="alias-mh", seed=3, chains=1, iter_sampling=6, iter_warmup=2)  # default scan
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     assert whole.posterior.attrs["scan"] == "word"
     assert whole.posterior.attrs["rebuild_every"] == "once per sweep"
@@ -243,7 +252,7 @@ def test_checkpoint_without_scan_resumes_as_document_scan(tiny, tmp_path) -> Non
 
     from bayeswe.samplers.checkpoint import write_npz_atomic
 
-    kw = dict(method="alias-mh", seed=3, chains=1, sweeps=6, burn_in=2, scan="document")
+    kw = dict(method="alias-mh", seed=3, chains=1, iter_sampling=6, iter_warmup=2, scan="document")
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     path = tmp_path / "old.npz"
     _interrupt_after(tiny, path, kw, sweeps=5)
@@ -265,7 +274,7 @@ def test_cgs_checkpoint_ignores_the_alias_options(tiny, tmp_path) -> None:
 
     from bayeswe.samplers.checkpoint import write_npz_atomic
 
-    kw = dict(method="cgs", seed=3, chains=1, sweeps=6, burn_in=2)
+    kw = dict(method="cgs", seed=3, chains=1, iter_sampling=6, iter_warmup=2)
     whole = bayeswe.fit("gaussian_lda", tiny, **kw)
     path = tmp_path / "old_cgs.npz"
     _interrupt_after(tiny, path, kw, sweeps=5)

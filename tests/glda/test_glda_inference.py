@@ -27,7 +27,9 @@ def trained():
         docs.append(z * PER_TOPIC + rng.integers(0, PER_TOPIC, size=30))
     corpus = BagOfWords.from_token_ids(docs, Vocabulary(words))
     data = GaussianLDAData(corpus, vectors, n_topics=K, alpha=0.2, Psi=0.25 * np.eye(D) * 1.0)
-    idata = bayeswe.fit("gaussian_lda", data, method="cgs", seed=2, chains=1, sweeps=5, burn_in=25)
+    idata = bayeswe.fit(
+        "gaussian_lda", data, method="cgs", seed=2, chains=1, iter_sampling=5, iter_warmup=25
+    )
     # align learned topics to the true centres
     mu = idata.posterior["mu"].values[0, -1]
     learned_of_true = np.argmin(np.linalg.norm(centers[:, None] - mu[None], axis=-1), axis=1)

@@ -38,8 +38,8 @@ def fitted():
         tuple(f"w{i}" for i in range(14))))  # fmt: skip
     data = GaussianLDAData(corpus, vec, n_topics=K, alpha=0.5, mu0=np.zeros(D), kappa=0.1,
                            nu=D + 2.0, Psi=0.5 * np.eye(D))  # fmt: skip
-    idata = bayeswe.fit("gaussian_lda", data, method="cgs", seed=3, chains=1, sweeps=1,
-                        burn_in=20, init="kmeans")  # fmt: skip
+    idata = bayeswe.fit("gaussian_lda", data, method="cgs", seed=3, chains=1,
+                        iter_sampling=1, iter_warmup=20, init="kmeans")  # fmt: skip
     assert sorted(idata.posterior["topic_tokens"].values[0, -1]) == [2, 12]
     new = BagOfWords.from_token_ids(NEW_DOCS, Vocabulary(("a", "b", "c", "d")))
     return idata, new
@@ -106,6 +106,7 @@ def _within(runs: np.ndarray, exact: np.ndarray) -> float:
     return tol
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch_size", [1, 2])
 def test_online_batches_sample_their_exact_posterior(fitted, batch_size) -> None:
     """Batches of 1 and 2 documents against enumeration. Power: the answer of fixed

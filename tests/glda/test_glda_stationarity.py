@@ -36,6 +36,8 @@ import pytest
 
 from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 _FROZEN = dict(scan="document", fresh_doc=False, rebuild_every=10**9)
 _WORD_SCAN: dict = {}  # the default
 

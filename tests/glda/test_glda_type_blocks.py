@@ -29,6 +29,8 @@ from bayeswe.glda import GaussianLDAData
 from bayeswe.kernels.glda import blocks
 from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 SWEEPS = 40_000
 
 
@@ -189,7 +191,7 @@ def test_fit_option_attrs_and_resume(tiny, tmp_path) -> None:
 
     data = _data()
     assert isinstance(data.corpus, BagOfWords)
-    kw = dict(method="cgs", seed=3, chains=1, sweeps=6, burn_in=2, type_moves=2)
+    kw = dict(method="cgs", seed=3, chains=1, iter_sampling=6, iter_warmup=2, type_moves=2)
     whole = bayeswe.fit("gaussian_lda", data, **kw)
     assert whole.posterior.attrs["type_moves"] == 2
     assert len(json.loads(whole.posterior.attrs["type_moves_accepted"])) == 1

@@ -24,6 +24,8 @@ from bayeswe.glda import GAUSSIAN_LDA, GaussianLDAData
 from bayeswe.glda.models import fit_gaussian_lda, initial_values
 from bayeswe.stan.toolchain import compile_model
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -244,7 +246,7 @@ def test_nuts_agrees_with_collapsed_gibbs() -> None:
         "gaussian_lda", data, method="nuts", seed=5, chains=2, iter_warmup=300, iter_sampling=500
     )
     cgs = bayeswe.fit(
-        "gaussian_lda", data, method="cgs", seed=5, chains=2, sweeps=2000, burn_in=200
+        "gaussian_lda", data, method="cgs", seed=5, chains=2, iter_sampling=2000, iter_warmup=200
     )
     a, b = _aligned(nuts), _aligned(cgs)
     assert float(az.rhat(az.convert_to_dataset({"mu": a["mu"]}))["mu"].max()) < 1.02

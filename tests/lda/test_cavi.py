@@ -71,7 +71,7 @@ def test_one_iteration_equals_the_numpy_transcription(tiny: LDAData) -> None:
     gamma0 = tiny.alpha_vector()[None, :] + tiny.corpus.doc_lengths[:, None] / tiny.n_topics
     for local_iter in (1, 7):
         # local_tol 0: exactly local_iter rounds per document, as in the transcription
-        args = CAVIArgs(max_iter=1, local_iter=local_iter, local_tol=0.0)
+        args = CAVIArgs(iter=1, local_iter=local_iter, local_tol=0.0)
         ours = cavi(tiny, args, lam0, gamma0)
         lam, gamma, elbo = _numpy_iteration(tiny, lam0, gamma0, local_iter)
         np.testing.assert_allclose(ours.gamma, gamma, rtol=1e-12)
@@ -80,7 +80,7 @@ def test_one_iteration_equals_the_numpy_transcription(tiny: LDAData) -> None:
 
 
 def test_the_fixed_point_is_a_fixed_point_of_the_transcription(tiny: LDAData) -> None:
-    args = CAVIArgs(max_iter=5000, tol=0.0, local_iter=50, local_tol=1e-13)
+    args = CAVIArgs(iter=5000, tol_rel_obj=0.0, local_iter=50, local_tol=1e-13)
     fit = cavi(tiny, args, initial_lambda(tiny, seed=1))
     lam, gamma, _ = _numpy_iteration(tiny, fit.lam, fit.gamma, 50)
     np.testing.assert_allclose(lam, fit.lam, rtol=1e-8)
@@ -91,7 +91,7 @@ def test_the_fixed_point_is_a_fixed_point_of_the_transcription(tiny: LDAData) ->
 def test_elbo_never_decreases(seed: int) -> None:
     sim = simulate_lda(n_docs=60, doc_length=50, n_words=40, n_topics=5, alpha=0.2, seed=seed)
     fit = cavi(
-        sim.data, CAVIArgs(max_iter=300, tol=0.0, local_iter=3), initial_lambda(sim.data, seed)
+        sim.data, CAVIArgs(iter=300, tol_rel_obj=0.0, local_iter=3), initial_lambda(sim.data, seed)
     )
     steps = np.diff(fit.elbo)
     # every update is an exact coordinate maximisation: only rounding may go down
@@ -103,7 +103,9 @@ def test_recovers_simulated_topics_about_as_well_as_cgs() -> None:
     sim = simulate_lda(n_docs=200, doc_length=100, n_words=80, n_topics=5, alpha=0.2, beta=0.05,
                        seed=11)  # fmt: skip
     vi = bayeswe.fit("lda", sim.data, method="cavi", seed=1)
-    gibbs = bayeswe.fit("lda", sim.data, method="cgs", seed=1, chains=1, burn_in=300, sweeps=200)
+    gibbs = bayeswe.fit(
+        "lda", sim.data, method="cgs", seed=1, chains=1, iter_warmup=300, iter_sampling=200
+    )
 
     def error(idata) -> float:
         phi = idata.posterior["phi"].mean(("chain", "draw")).values
@@ -118,7 +120,7 @@ def test_recovers_simulated_topics_about_as_well_as_cgs() -> None:
 
 def test_same_names_dims_and_coords_as_cgs_and_seeded(tiny: LDAData) -> None:
     vi = bayeswe.fit("lda", tiny, method="cavi", seed=5, draws=30)
-    gibbs = bayeswe.fit("lda", tiny, method="cgs", seed=5, chains=1, sweeps=30)
+    gibbs = bayeswe.fit("lda", tiny, method="cgs", seed=5, chains=1, iter_sampling=30)
     for name in ("phi", "theta"):
         assert vi.posterior[name].dims == gibbs.posterior[name].dims
         for dim in vi.posterior[name].dims[2:]:
@@ -136,7 +138,7 @@ def test_same_names_dims_and_coords_as_cgs_and_seeded(tiny: LDAData) -> None:
     [
         ({"chains": 2}, ValueError, "chains must be 1"),
         ({"sweeps": 10}, ValueError, "does not take option"),
-        ({"tol": -1.0}, ValueError, "tol"),
+        ({"tol_rel_obj": -1.0}, ValueError, "tol_rel_obj"),
         ({"draws": 0}, ValueError, "draws"),
         ({"init": "kmeans"}, ValueError, "init"),
     ],
@@ -156,7 +158,7 @@ def test_a_random_start_can_stop_at_a_worse_local_optimum() -> None:
     VB converges (monotonically) to optima that merge topics, with a lower ELBO."""
     sim = simulate_lda(n_docs=200, doc_length=100, n_words=80, n_topics=5, alpha=0.2, beta=0.05,
                        seed=11)  # fmt: skip
-    args = CAVIArgs(max_iter=2000, tol=1e-9)
+    args = CAVIArgs(iter=2000, tol_rel_obj=1e-9)
     from_gibbs = cavi(sim.data, args, cgs_lambda(sim.data, 1, 50))
     from_random = [cavi(sim.data, args, initial_lambda(sim.data, s)) for s in (1, 2, 3)]
     assert all(r.elbo[-1] < from_gibbs.elbo[-1] - 100 for r in from_random)
@@ -169,7 +171,7 @@ def test_svi_with_the_whole_corpus_and_rate_one_is_a_cavi_step(tiny: LDAData) ->
     """One mini-batch of all D documents, rho = 1 (kappa = 0): lambda <- beta + sstats,
     with gamma started where CAVI's first iteration starts it."""
     lam0 = initial_lambda(tiny, seed=4)
-    step = cavi(tiny, CAVIArgs(max_iter=1, local_iter=20, local_tol=0.0), lam0)
+    step = cavi(tiny, CAVIArgs(iter=1, local_iter=20, local_tol=0.0), lam0)
     args = SVIArgs(batch_size=tiny.corpus.n_docs, passes=1, kappa=0.0, local_iter=20,
                    local_tol=0.0, elbo_every_pass=False)  # fmt: skip
     lam, _, updates = svi(tiny, args, lam0, np.random.default_rng(0))
@@ -188,7 +190,7 @@ def test_svi_update_is_the_convex_combination_of_the_batch_estimate(tiny: LDADat
     expected = lam0.copy()
     for t, docs in enumerate((order[:2], order[2:])):
         sub = LDAData(tiny.corpus.subset(docs), n_topics=3, alpha=0.4, beta=0.3)
-        batch = cavi(sub, CAVIArgs(max_iter=1, local_iter=5, local_tol=0.0), expected)
+        batch = cavi(sub, CAVIArgs(iter=1, local_iter=5, local_tol=0.0), expected)
         rho = (3.0 + t) ** -0.6
         estimate = 0.3 + (4 / 2) * (batch.lam - 0.3)
         expected = (1 - rho) * expected + rho * estimate

@@ -23,6 +23,8 @@ from bayeswe.lda.compare import (
 from bayeswe.lda.compare import main as compare_main
 from bayeswe.lda.simulate import simulate_lda
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 SMALL = ["--D", "60", "--K", "3", "--V", "30", "--seed", "20261121"]
 KEYS = {"method", "wall_s", "draws", "hellinger_mean", "hellinger_max", "coverage90",
         "heldout_log_predictive", "elbo", "error"}  # fmt: skip
@@ -134,9 +136,10 @@ def test_cgs_dirichlet_parameters_are_the_counts_of_the_saved_sweep() -> None:
     vocab = Vocabulary(tuple(f"w{i}" for i in range(5)))
     docs = [[0, 0, 1, 2], [3, 4, 4, 4, 1], [2, 2, 0], [4, 3, 3, 1, 0, 0]]
     data = LDAData(BagOfWords.from_token_ids(docs, vocab), n_topics=2, alpha=0.3, beta=0.2)
-    idata = bayeswe.fit("lda", data, method="cgs", seed=5, chains=1, burn_in=5, sweeps=10,
-                        thin=5, keep_assignments=True)  # fmt: skip
-    # the last saved sweep is the final one, whose assignments are kept
+    idata = bayeswe.fit("lda", data, method="cgs", seed=5, chains=1, iter_warmup=5,
+                        iter_sampling=6, thin=5, keep_assignments=True)  # fmt: skip
+    # sweeps 0 and 5 after warm-up are kept: the last is the final one, whose assignments
+    # are kept
     z = idata.constant_data["z"].values[0]
     n_wk = np.zeros((5, 2))
     np.add.at(n_wk, (idata.constant_data["token_word"].values, z), 1)

@@ -120,7 +120,9 @@ def test_heldout_accepts_a_fit_and_is_reproducible(sim_test):
     import bayeswe
 
     train, test = sim_test
-    idata = bayeswe.fit("lda", train.data, method="cgs", seed=2, chains=2, sweeps=40, burn_in=40)
+    idata = bayeswe.fit(
+        "lda", train.data, method="cgs", seed=2, chains=2, iter_sampling=40, iter_warmup=40
+    )
     a = heldout_log_predictive(idata, test.data.corpus, 0.2, seed=9, max_draws=4)
     b = heldout_log_predictive(idata, test.data.corpus, 0.2, seed=9, max_draws=4)
     assert a == b and a.n_draws == 4

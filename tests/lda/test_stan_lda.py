@@ -17,6 +17,8 @@ from bayeswe.lda.align import align_chains
 from bayeswe.lda.models import LDA, LDA_USERS_GUIDE, stan_data, users_guide_data
 from bayeswe.stan.toolchain import compile_model
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _json_ready(d):
     return {
@@ -166,7 +168,9 @@ def test_nuts_agrees_with_collapsed_gibbs_on_tiny_corpus():
     nuts = bayeswe.fit(
         "lda", data, method="nuts", seed=7, chains=2, iter_warmup=400, iter_sampling=1000
     )
-    cgs = bayeswe.fit("lda", data, method="cgs", seed=7, chains=2, burn_in=200, sweeps=4000, thin=4)
+    cgs = bayeswe.fit(
+        "lda", data, method="cgs", seed=7, chains=2, iter_warmup=200, iter_sampling=4000, thin=4
+    )
     means, mcses = [], []
     for idata in (nuts, cgs):
         aligned = align_chains(idata, reference=true_phi)

@@ -26,6 +26,9 @@ from pathlib import Path
 
 import pytest
 
+# Builds the site / a wheel: the full suite only (`make test`), not `make test-fast`.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 #: What `python -m build` reads: the package, the Stan programs it links to, the metadata.
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "bayeswe", "models")

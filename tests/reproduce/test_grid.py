@@ -16,6 +16,8 @@ import pytest
 from bayeswe.reproduce.grid import Cell, GridError, run_grid
 from bayeswe.reproduce.toy import toy_cell
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 @pytest.fixture(scope="module")
 def address():

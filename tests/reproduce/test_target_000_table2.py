@@ -12,6 +12,8 @@ from scipy import stats
 
 from bayeswe.reproduce import sakaya_table2 as table2
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 pytest.importorskip("gensim.models")  # WS-353 and the word2vec baselines
 
 
@@ -78,7 +80,7 @@ def test_variational_fit_is_fit_sgns_jj_methods() -> None:
         for ard in (True, False):
             params = {"K": 2, "method": method, "ard": ard, "iterations": 4, **extra}
             ours = table2._variational(params, data, seed=9)
-            opts = {"max_iter": 4} if method == "jj-vb" else {"passes": 4, **extra}
+            opts = {"iter": 4} if method == "jj-vb" else {"passes": 4, **extra}
             idata = fit_sgns(data, 2, method=method, identified=False, seed=9, draws=5, ard=ard,
                              **opts)  # fmt: skip
             assert ours["elbo"] == idata.sample_stats["elbo"].values[0, 0].tolist()

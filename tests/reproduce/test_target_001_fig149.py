@@ -15,6 +15,8 @@ from bayeswe.reproduce import yrjanainen_fig4 as fig4
 from bayeswe.reproduce import yrjanainen_fig9 as fig9
 from bayeswe.sgns.data import SGNSData
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _verdicts_in_report(results: dict, report: str) -> None:
     for v in results["verdicts"]:

@@ -16,6 +16,8 @@ from bayeswe.reproduce import yrjanainen_rmse as shared
 from bayeswe.reproduce.grid import Cell, CellResult
 from bayeswe.sgns.simulate import word_probabilities
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_list_shows_the_three_targets(run_cli) -> None:
     code, out, _ = run_cli(["reproduce", "--list"])

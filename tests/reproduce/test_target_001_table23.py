@@ -10,6 +10,8 @@ import pytest
 from bayeswe.reproduce import yrjanainen_table2 as table2
 from bayeswe.reproduce import yrjanainen_table3 as table3
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_list_shows_both_targets(run_cli) -> None:
     code, out, _ = run_cli(["reproduce", "--list"])

@@ -16,6 +16,8 @@ from bayeswe.reproduce import yrjanainen_table5 as table5
 from bayeswe.reproduce import yrjanainen_table6 as table6
 from bayeswe.sgns.metrics import cosine_similarity
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_list_shows_the_three_targets(run_cli) -> None:
     names = {line.split()[0] for line in run_cli(["reproduce", "--list"]).out.splitlines()}

@@ -13,6 +13,8 @@ from bayeswe.reproduce import das_fig2 as fig2
 from bayeswe.reproduce import das_table1 as table1
 from bayeswe.reproduce import das_table2 as table2
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 TARGETS = ("003-table1", "003-fig2", "003-table2")
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from bayeswe.reproduce import TARGETS
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def test_list_names_every_target(run_cli) -> None:
     code, out, _ = run_cli(["reproduce", "--list"])

@@ -259,7 +259,7 @@ def test_the_lock_holds_across_processes(small_data, tmp_path) -> None:
 def test_gaussian_lda_checkpoints_are_locked_and_checked(make_tiny, tmp_path) -> None:
     data = make_tiny()
     path = tmp_path / "glda.ckpt"
-    kw = {"method": "cgs", "seed": 1, "chains": 1, "sweeps": 4, "burn_in": 2}
+    kw = {"method": "cgs", "seed": 1, "chains": 1, "iter_sampling": 4, "iter_warmup": 2}
     with checkpoint_lock(path), pytest.raises(CheckpointError, match="in use"):
         bayeswe.fit("gaussian_lda", data, checkpoint=path, **kw)
     bayeswe.fit("gaussian_lda", data, checkpoint=path, **kw)

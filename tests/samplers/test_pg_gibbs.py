@@ -183,6 +183,7 @@ def test_polya_gamma_moments(h: float, z: float, method: str) -> None:
     assert abs(w.var() - var) < 4.5 * np.sqrt((m4 - w.var() ** 2) / N)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("h", "z"),
     [(1.0, 200.0), (7.0, -400.0), (23.0, 2000.0), (24.0, 30.0), (100.0, -45.0), (3000.0, 500.0)],
@@ -330,14 +331,14 @@ def test_output_has_the_stan_names_dims_and_coords(small_data: dict[str, Any]) -
     assert idata.sample_stats["lp"].shape == (2, 5)
     for key, value in {
         "method": "pg-gibbs",
-        "sweeps": 9,
-        "warmup": 5,
+        "iter_sampling": 9,
+        "iter_warmup": 5,
         "thin": 2,
         "seed": 4,
         "init": "map",  # the default start (chains from the prior can strand in other modes)
     }.items():
         assert idata.attrs[key] == value
-    assert idata.attrs["threads"] >= 1 and idata.attrs["wall_time"] > 0
+    assert idata.attrs["threads_per_chain"] >= 1 and idata.attrs["wall_time"] > 0
     assert json.loads(idata.attrs["options"])["thin"] == 2
     # lp is the log joint of the stored draw
     problem = SGNSGibbsProblem.from_stan_data(small_data)
@@ -371,7 +372,7 @@ h = hashlib.sha256()
 for name in ("rho", "alpha"):
     h.update(np.ascontiguousarray(idata.posterior[name].values).tobytes())
 h.update(np.ascontiguousarray(idata.sample_stats["lp"].values).tobytes())
-print(numba.get_num_threads(), idata.attrs["threads"], h.hexdigest())
+print(numba.get_num_threads(), idata.attrs["threads_per_chain"], h.hexdigest())
 """
 
 
@@ -551,11 +552,17 @@ def test_bad_options_raise_before_running(small_data: dict[str, Any], options: d
         bayeswe.fit("sgns_identified", small_data, method="pg-gibbs", seed=1, **options)
 
 
-def test_topic_model_names_of_the_run_lengths(small_data: dict[str, Any]) -> None:
-    """burn_in/sweeps (as for the topic-model samplers) are iter_warmup/iter_sampling."""
+def test_deprecated_names_of_the_run_lengths(small_data: dict[str, Any]) -> None:
+    """burn_in/sweeps/threads of earlier releases are iter_warmup/iter_sampling/
+    threads_per_chain, with a DeprecationWarning naming the new option."""
     kw = dict(method="pg-gibbs", seed=2, init="prior", thin=2)
     a = bayeswe.fit("sgns_identified", small_data, iter_warmup=3, iter_sampling=6, **kw)
-    b = bayeswe.fit("sgns_identified", small_data, burn_in=3, sweeps=6, **kw)
+    with pytest.warns(DeprecationWarning) as caught:
+        b = bayeswe.fit("sgns_identified", small_data, burn_in=3, sweeps=6, threads=1, **kw)
+    renamed = [str(w.message) for w in caught if str(w.message).startswith("option '")]
+    assert sorted(m.split("'")[5] for m in renamed) == [
+        "iter_sampling", "iter_warmup", "threads_per_chain",
+    ]  # fmt: skip
     np.testing.assert_array_equal(a.posterior["rho"].values, b.posterior["rho"].values)
     assert b.posterior.sizes["draw"] == 3
     with pytest.raises(ValueError, match="not both"):

@@ -29,6 +29,8 @@ from scipy.special import expit
 
 import bayeswe
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _probabilities(idata: az.InferenceData) -> np.ndarray:
     rho, alpha = idata.posterior["rho"].values, idata.posterior["alpha"].values
@@ -79,7 +81,7 @@ def fits(request, data_and_nuts) -> tuple[az.InferenceData, az.InferenceData]:
     omega, overrelax = request.param
     gibbs = bayeswe.fit(
         "sgns_identified", data, method="pg-gibbs", seed=2, chains=4,
-        iter_warmup=200, iter_sampling=12_000, thin=4, init="map", threads=1,
+        iter_warmup=200, iter_sampling=12_000, thin=4, init="map", threads_per_chain=1,
         omega=omega, overrelax=overrelax,
     )  # fmt: skip
     assert (gibbs.attrs["omega"], gibbs.attrs["overrelax"]) == (omega, overrelax)

@@ -36,6 +36,8 @@ from scipy import stats
 from bayeswe.samplers import pg_gibbs as pg
 from bayeswe.sbc import cases as sbc_cases
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 V, K = sbc_cases.SGNS_V, sbc_cases.SGNS_K
 REPS, L, THIN, WARMUP, BINS = 200, 99, 5, 300, 10
 
@@ -45,7 +47,7 @@ def _replication(rng: np.random.Generator, seed: int, lam: float, omega: str) ->
     rho, alpha, data = sbc_cases._sgns_draw(rng, lam)
     idata = pg.sample_pg_gibbs(
         data, seed=seed, chains=1, iter_warmup=WARMUP, iter_sampling=L * THIN, thin=THIN,
-        init={"rho": rho, "alpha": alpha}, threads=1, omega=omega,
+        init={"rho": rho, "alpha": alpha}, threads_per_chain=1, omega=omega,
     )  # fmt: skip
     truth = np.concatenate([rho.ravel(), alpha[sbc_cases.SGNS_FREE].ravel()])
     return np.sum(sbc_cases._sgns_draws(idata) < truth, axis=0)

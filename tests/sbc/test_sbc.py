@@ -19,6 +19,8 @@ from bayeswe import cli
 from bayeswe.sbc import SBCResult, power, rank_of, run_sbc, uniformity_test
 from bayeswe.sbc.cases import N_DRAWS, SGNS_STATS
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 REPS = 200
 SEED = 20261125
 

@@ -13,6 +13,8 @@ from bayeswe.bench.sgns_stan import DEFAULT_PAPER_TEXT, ListingError, listing2_d
 from bayeswe.cli import main
 from bayeswe.sgns import SGNSData, simulate_sgns
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 needs_paper = pytest.mark.skipif(
     not DEFAULT_PAPER_TEXT.is_file(), reason="the paper's text (Listing 2) is not available"
 )

@@ -17,6 +17,8 @@ import pytest
 
 from bayeswe.sgns import draws_of, find_anchors, fit_sgns, interval_coverage, simulate_sgns
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 K = 2
 
 

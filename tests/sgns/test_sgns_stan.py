@@ -32,6 +32,8 @@ from bayeswe.sgns import (
 )
 from bayeswe.stan.toolchain import compile_model
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 
 def _log_density(rho, alpha, data: SGNSData, lam: float, free_rows=None) -> tuple[float, Any]:
     """Eq. (5) plus the N(0, lam) prior without constants, and its gradient."""

@@ -32,6 +32,8 @@ import pytest
 
 from bayeswe.stan import toolchain
 
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
 REFERENCE = Path(__file__).parent / "data" / "cmdstan_2_35_reference"
 CHAIN1 = REFERENCE / "bernoulli_cmdstan-2.35.0_seed86520_chain1.csv"
 VARIES = ("start_datetime", "file = ", "model = ", "stancflags")

@@ -336,6 +336,7 @@ def test_newton_runs_and_warns_about_stan_2_35_hessian(
     assert data_rows(out).shape == (1, 2)
 
 
+@pytest.mark.slow
 def test_bundled_installation_builds_from_scratch_atomically(tmp_path: Path) -> None:
     """A build into an empty cache leaves either a complete installation or nothing."""
     if shutil.which("make") is None:
@@ -434,6 +435,7 @@ def test_diagnostic_and_profile_files(tmp_path: Path) -> None:
     assert profile["autodiff_calls"].iloc[0] > 0
 
 
+@pytest.mark.slow
 def test_cmdstanpy_compile_options_pass_through_make(tmp_path: Path) -> None:
     src = tmp_path / "opts.stan"
     src.write_text("parameters { real x; } model { x ~ normal(3, 1); }\n")

@@ -82,6 +82,7 @@ def _z(draws, exact):
     return (draws.mean() - exact) / mcse
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["sparse", "dense"])
 def test_sampler_matches_exact_posterior_of_tiny_corpus(algorithm, exact_tiny):
     # 9 tokens, K = 3: the exact posterior over all 3^9 assignments is enumerated.
@@ -94,6 +95,7 @@ def test_sampler_matches_exact_posterior_of_tiny_corpus(algorithm, exact_tiny):
     assert np.max(np.abs(z_scores)) < 4.0, np.round(z_scores, 2)
 
 
+@pytest.mark.slow
 def test_sparse_and_dense_stationary_distributions_agree(exact_tiny):
     # Two-sample version: the difference of means over its combined MCSE.
     lp_s, same_s = _run_kernel_chains("sparse", seed=7)
@@ -144,7 +146,14 @@ def test_recovers_known_topics_after_alignment(simulated):
     # tokens, so Hellinger distances of the posterior mean to the truth are ~0.05
     # (sampling error of the data); 0.12 is the stated tolerance.
     idata = bayeswe.fit(
-        "lda", simulated.data, method="cgs", seed=5, chains=2, sweeps=100, burn_in=150, thin=10
+        "lda",
+        simulated.data,
+        method="cgs",
+        seed=5,
+        chains=2,
+        iter_sampling=100,
+        iter_warmup=150,
+        thin=10,
     )
     aligned = align_chains(idata, simulated.phi)
     for c in range(2):
@@ -162,8 +171,8 @@ def test_fit_returns_named_dims_stats_and_attrs(simulated):
         method="cgs",
         seed=1,
         chains=2,
-        sweeps=20,
-        burn_in=5,
+        iter_sampling=17,
+        iter_warmup=5,
         thin=4,
         keep_assignments=True,
     )
@@ -176,7 +185,7 @@ def test_fit_returns_named_dims_stats_and_attrs(simulated):
     np.testing.assert_allclose(post.theta.sum("topic"), 1.0)
     assert idata.sample_stats.lp.shape == (2, 5)
     assert idata.warmup_sample_stats.lp.shape == (2, 5)
-    for key in ("method", "algorithm", "seed", "sweeps", "burn_in", "thin", "wall_time"):
+    for key in ("method", "algorithm", "seed", "iter_sampling", "iter_warmup", "thin", "wall_time"):
         assert key in idata.attrs
     assert idata.attrs["method"] == "cgs" and idata.attrs["algorithm"] == "sparse"
     assert idata.attrs["tokens_per_s"] > 0
@@ -193,9 +202,9 @@ def test_fit_returns_named_dims_stats_and_attrs(simulated):
 
 
 def test_same_seed_same_draws_whatever_the_threads(simulated):
-    kwargs = dict(method="cgs", seed=42, chains=3, sweeps=8, burn_in=4, thin=2)
-    a = bayeswe.fit("lda", simulated.data, threads=1, **kwargs)
-    b = bayeswe.fit("lda", simulated.data, threads=3, **kwargs)
+    kwargs = dict(method="cgs", seed=42, chains=3, iter_sampling=8, iter_warmup=4, thin=2)
+    a = bayeswe.fit("lda", simulated.data, parallel_chains=1, **kwargs)
+    b = bayeswe.fit("lda", simulated.data, parallel_chains=3, **kwargs)
     np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
     np.testing.assert_array_equal(a.sample_stats.lp.values, b.sample_stats.lp.values)
     c = bayeswe.fit("lda", simulated.data, **{**kwargs, "seed": 43})
@@ -204,14 +213,37 @@ def test_same_seed_same_draws_whatever_the_threads(simulated):
     assert not np.array_equal(a.posterior.phi.values[0], a.posterior.phi.values[1])
 
 
-def test_cmdstanpy_names_of_the_run_lengths(simulated):
-    """iter_warmup/iter_sampling (as for NUTS and pg-gibbs) are burn_in/sweeps."""
-    a = bayeswe.fit("lda", simulated.data, method="cgs", seed=3, sweeps=6, burn_in=2, thin=2)
+def test_deprecated_names_of_the_run_lengths_warn_and_agree(simulated):
+    """burn_in/sweeps/threads/progress of earlier releases are iter_warmup/iter_sampling/
+    parallel_chains/show_progress, with a DeprecationWarning naming the new option."""
+    with pytest.warns(DeprecationWarning) as caught:
+        a = bayeswe.fit(
+            "lda", simulated.data, method="cgs", seed=3, sweeps=6, burn_in=2, thin=2, threads=1
+        )
+    renamed = [str(w.message) for w in caught if str(w.message).startswith("option '")]
+    assert sorted(m.split("'")[5] for m in renamed) == [
+        "iter_sampling", "iter_warmup", "parallel_chains",
+    ]  # fmt: skip
     b = bayeswe.fit(
         "lda", simulated.data, method="cgs", seed=3, iter_sampling=6, iter_warmup=2, thin=2
     )
     np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
     assert b.posterior.sizes["draw"] == 3
+    assert a.attrs["parallel_chains"] == 1
+
+
+def test_kept_draws_are_rounded_up_as_cmdstanpy_does(simulated):
+    """iter_sampling=31, thin=3 keeps ceil(31 / 3) = 11 draws: sweeps 0, 3, ..., 30."""
+    idata = bayeswe.fit(
+        "lda", simulated.data, method="cgs", seed=3, chains=1, iter_warmup=0, iter_sampling=31,
+        thin=3, keep_assignments=True,
+    )  # fmt: skip
+    assert idata.posterior.sizes["draw"] == 11
+    # the last kept draw is the last sweep (30 = 10 x 3), so it matches the final assignments
+    n_dk = np.zeros((200, 4))
+    np.add.at(n_dk, (idata.constant_data.token_doc.values, idata.constant_data.z.values[0]), 1)
+    theta_last = (n_dk + 0.2) / (n_dk.sum(1, keepdims=True) + 0.8)
+    np.testing.assert_allclose(idata.posterior.theta.values[0, -1], theta_last)
 
 
 # ----------------------------------------------------------------- errors
@@ -236,14 +268,14 @@ def test_bad_inputs_raise_clear_errors(simulated):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"sweeps": 0}, "sweeps must be >= 1"),
-        ({"burn_in": -1}, "burn_in must be >= 0"),
+        ({"iter_sampling": 0}, "iter_sampling must be >= 1"),
+        ({"iter_warmup": -1}, "iter_warmup must be >= 0"),
         ({"thin": 0}, "thin must be >= 1"),
-        ({"sweeps": 5, "thin": 10}, "no draw"),
         ({"algorithm": "alias"}, "algorithm must be one of"),
         ({"keep_assignments": "yes"}, "keep_assignments"),
         ({"iter_samples": 10}, "does not take option"),
         ({"iter_sampling": 10, "sweeps": 10}, "not both"),
+        ({"parallel_chains": 0}, "parallel_chains must be >= 1"),
         ({"chains": 0}, "chains"),
         ({"seed": -1}, "seed"),
     ],
@@ -260,7 +292,7 @@ def test_cgs_is_only_for_lda(simulated):
 
 
 def test_sequential_init_and_dense_algorithm_through_fit(simulated):
-    kwargs = dict(method="cgs", seed=3, chains=1, sweeps=4, burn_in=2, thin=2)
+    kwargs = dict(method="cgs", seed=3, chains=1, iter_sampling=4, iter_warmup=2, thin=2)
     a = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)  # uniform start
     b = bayeswe.fit("lda", simulated.data, algorithm="dense", **kwargs)
     c = bayeswe.fit("lda", simulated.data, init="sequential", **kwargs)
