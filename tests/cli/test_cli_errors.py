@@ -90,6 +90,19 @@ BAD_ARGUMENTS = {
     "bench: negative budget": (["bench", "lda", "--budget", "-1"], "--budget must be"),
     "bench: unknown tool": (["bench", "lda", "--tools", "nope"], "unknown tool(s) nope"),
     "bench: topics list": (["bench", "gaussian-lda", "--topics", "20,0"], "--topics values"),
+    "bench: K >= V in a setting": (
+        ["bench", "pg-gibbs", "--setting", "5,10,100,1"],
+        "need V > K >= 1",
+    ),
+    "bench: overrelax 1.5": (["bench", "pg-gibbs", "--overrelax", "1.5"], "in (-1, 1), got 1.5"),
+    "reproduce: not an address": (
+        ["reproduce", "003-table2", "--scheduler", "not-an-address"],
+        "--scheduler 'not-an-address' is not a scheduler address",
+    ),
+    "reproduce: bad port": (
+        ["reproduce", "003-table2", "--scheduler", "tcp://10.0.0.1:http"],
+        "the port must be in 1..65535",
+    ),
     "bench: missing input": (
         ["bench", "sgns-stan", "--paper-text", "/no/such/paper.txt"],
         "--paper-text /no/such/paper.txt: no such file",
