@@ -7,16 +7,24 @@ name (``os.replace``, atomic on POSIX) only when the writer returns. A crash, an
 interrupt or a full disk therefore leaves either the previous file or none under the
 final name, never a truncated one, and the temporary file is removed.
 
-A failure to write (a full disk, a read-only directory) is re-raised as
-:class:`~bayeswe.errors.OutputError` naming the final path.
+A failure to write (a full disk, a file-size limit, a read-only directory) is
+re-raised as :class:`~bayeswe.errors.OutputError` naming the final path.
+
+The file gets the permissions a newly created file gets under the process's umask
+(or keeps those of the file it replaces), not the 0600 of the temporary file. A final
+name that is a symbolic link is kept: the file it points to is replaced.
+
+NetCDF is serialized in memory first and then written as bytes: HDF5 reports a
+failed write only when it closes the file, and after such a failure h5py's clean-up
+can crash the process.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +36,7 @@ __all__ = [
     "atomic_path",
     "check_output_dir",
     "check_output_file",
+    "netcdf_bytes",
     "write_bytes_atomic",
     "write_json_atomic",
     "write_netcdf_atomic",
@@ -35,7 +44,29 @@ __all__ = [
     "savefig_atomic",
 ]
 
-_DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG}
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _final_mode(path: Path) -> int:
+    """The mode of the file being replaced, or what ``open(path, "w")`` would give."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _output_error(path: Path, exc: OSError) -> OutputError:
+    return OutputError(f"cannot write {path}: {exc.strerror or exc}", path=path)
 
 
 @contextlib.contextmanager
@@ -43,22 +74,30 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``path``; renamed to ``path`` if the block succeeds.
 
     The temporary file is created empty (so the writer may open it by name, as
-    NetCDF and Matplotlib do), synced to disk after the block, and renamed over
-    ``path``. On any exception it is removed and ``path`` is left as it was.
+    Matplotlib does), given the final file's permissions (see the module docstring),
+    synced to disk after the block, and renamed over ``path``; if ``path`` is a
+    symbolic link, over the file it points to. On any exception it is removed and
+    ``path`` is left as it was.
 
     Raises
     ------
     OutputError
-        The directory cannot be created or written, or the disk is full (the
-        original ``OSError`` is the ``__cause__``).
+        The directory cannot be created or written, the disk is full, a file-size
+        limit is hit, or any other ``OSError`` while writing (the original is the
+        ``__cause__``).
     """
-    path = Path(path)
+    shown = Path(path)
+    # write through a user's symlink to its target, so the link stays a link
+    path = Path(os.path.realpath(shown)) if shown.is_symlink() else shown
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
+        try:
+            os.fchmod(fd, _final_mode(path))
+        finally:
+            os.close(fd)
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}", path=path) from exc
+        raise _output_error(shown, exc) from exc
     tmp = Path(name)
     try:
         yield tmp
@@ -67,9 +106,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        if exc.errno in _DISK_ERRNOS or isinstance(exc, PermissionError):
-            raise OutputError(f"cannot write {path}: {exc.strerror or exc}", path=path) from exc
-        raise
+        raise _output_error(shown, exc) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -93,11 +130,38 @@ def write_json_atomic(path: str | os.PathLike[str], obj: Any, **dump_options: An
     return write_text_atomic(path, json.dumps(obj, **dump_options) + "\n")
 
 
+def netcdf_bytes(obj: Any) -> bytes:
+    """``obj`` (an InferenceData, DataTree or xarray Dataset) as NetCDF-4 bytes.
+
+    An InferenceData is written as ``InferenceData.to_netcdf`` writes it (its attributes
+    on the root group, one group each, numeric variables zlib-compressed), so
+    ``arviz.from_netcdf`` reads it back.
+    """
+    if hasattr(obj, "to_datatree") and hasattr(obj, "groups"):
+        tree = obj.to_datatree()
+        encoding = {
+            node.path: {
+                name: {"zlib": True}
+                for name, var in node.dataset.variables.items()
+                if var.dtype.kind in "biufc"
+            }
+            for node in tree.subtree
+            if node.path != "/"
+        }
+        data = tree.to_netcdf(None, engine="h5netcdf", encoding=encoding)
+    else:
+        data = obj.to_netcdf(None, engine="h5netcdf")
+    return bytes(data)
+
+
 def write_netcdf_atomic(idata: Any, path: str | os.PathLike[str]) -> Path:
-    """``idata.to_netcdf`` to ``path`` atomically (an InferenceData or xarray object)."""
-    with atomic_path(path) as tmp:
-        idata.to_netcdf(str(tmp))
-    return Path(path)
+    """``idata`` as NetCDF (:func:`netcdf_bytes`) to ``path`` atomically.
+
+    The file is built in memory (it needs about its size in memory once more), so
+    that a full disk or a file-size limit is an ordinary write error.
+    """
+    data = netcdf_bytes(idata)
+    return write_bytes_atomic(path, data)
 
 
 def savefig_atomic(fig: Any, path: str | os.PathLike[str], **options: Any) -> Path:

@@ -256,6 +256,25 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
+#: URL schemes of Dask's communication layer.
+_SCHEDULER_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+
+
+def _check_scheduler(address: str) -> None:
+    """``--scheduler`` must look like a Dask address: ``[SCHEME://]HOST:PORT``."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    host, colon, port = rest.rpartition(":")
+    if scheme not in _SCHEDULER_SCHEMES or (scheme != "inproc" and not (colon and host)):
+        raise ValueError(
+            f"--scheduler {address!r} is not a scheduler address: expected "
+            f"[SCHEME://]HOST:PORT with SCHEME one of {', '.join(_SCHEDULER_SCHEMES)}"
+        )
+    if scheme != "inproc" and not (port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError(f"--scheduler {address!r}: the port must be in 1..65535, got {port!r}")
+
+
 def _check_reproduce(args: argparse.Namespace) -> None:
     from bayeswe.reproduce import get_target
 
@@ -277,6 +296,8 @@ def _check_reproduce(args: argparse.Namespace) -> None:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
     if not 0 <= args.seed <= MAX_SEED:
         raise ValueError(f"--seed must be in [0, {MAX_SEED}], got {args.seed}")
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     check_output_dir(args.out, "--out")
     if args.finished_only:
         finished_selection(chosen, Path(args.out) / args.target, args.seed)
@@ -337,7 +358,9 @@ _BENCH_LISTS: dict[str, tuple[str, float]] = {
 }
 
 
-def _check_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+def _check_bench(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, module: Any = None
+) -> None:
     """Checks every benchmark's options get before it runs (the modules check the rest).
 
     Integers: ``--seed`` in [0, 2**32 - 1]; warm-up and burn-in lengths >= 0; every
@@ -371,6 +394,10 @@ def _check_bench(args: argparse.Namespace, parser: argparse.ArgumentParser) -> N
             items = value if isinstance(value, list) else [value]
             for item in items:
                 _check_list(option, str(item), *_BENCH_LISTS[action.dest])
+    # a benchmark's own checks (ranges and structures only it knows), also before any run
+    module_check = getattr(module, "check_args", None)
+    if module_check is not None:
+        module_check(args)
 
 
 #: Number options of the benchmarks that may be negative (each benchmark checks them).
@@ -539,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_debug(bench_parser)
         bench_parser.set_defaults(
             func=lambda args, module=module: module.main(args=args),
-            check=functools.partial(_check_bench, parser=bench_parser),
+            check=functools.partial(_check_bench, parser=bench_parser, module=module),
             where=f"bench {name}",
         )
     return parser

@@ -32,7 +32,6 @@ Every result object is ``{"benchmark": NAME, "summary": {...}, "run": {...}, ...
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as _dt
 import importlib.metadata
 import json
@@ -611,25 +610,14 @@ def to_json(obj: Any) -> str:
 def write_json_atomic(path: str | os.PathLike[str], obj: Any) -> Path:
     """Write ``obj`` as JSON to ``path`` so that the file is either complete or untouched.
 
-    The text is written to a temporary file in the same folder, flushed to disk and
-    renamed over ``path`` (``os.replace``); if anything fails the temporary file is
-    removed and ``path`` keeps its previous content (or stays absent).
+    :func:`bayeswe.atomic.write_text_atomic`: a temporary file in the same folder,
+    flushed and renamed over ``path``, with the permissions the umask gives; a failure
+    is an :class:`~bayeswe.errors.OutputError` naming ``path``, which keeps its previous
+    content (or stays absent).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, indent=2, default=_default)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
+    from bayeswe.atomic import write_text_atomic
+
+    return write_text_atomic(path, json.dumps(obj, indent=2, default=_default) + "\n")
 
 
 def progress(message: Any) -> None:

@@ -683,6 +683,19 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
+def check_args(args: argparse.Namespace) -> None:
+    """The option checks :func:`run` makes, before anything runs (the CLI calls this
+    while it checks arguments, so a bad one exits with status 2)."""
+    if not -1.0 < args.overrelax < 1.0:
+        raise harness.BenchError(f"--overrelax must be in (-1, 1), got {args.overrelax}")
+    if args.nuts_timeout is not None and not args.nuts_timeout > 0:
+        raise harness.BenchError(f"--nuts-timeout must be positive, got {args.nuts_timeout}")
+    if args.nuts_jobs < 1:
+        raise harness.BenchError(f"--nuts-jobs must be at least 1, got {args.nuts_jobs}")
+    for item in args.setting or ():
+        parse_setting(item)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Every part of the benchmark for the options ``args``; the results with their summary."""
     import numba

@@ -82,6 +82,61 @@ def _mean_phi(phi: np.ndarray | az.InferenceData) -> np.ndarray:
     return _phi_draws(phi).mean(axis=0)
 
 
+def _fit_words(phi: np.ndarray | az.InferenceData) -> tuple[str, ...] | None:
+    """The word labels of a fit's ``phi`` (its ``word`` coordinate), or None if it has none.
+
+    Integer coordinates (a fit made without a vocabulary) are positions, not labels.
+    """
+    if not isinstance(phi, az.InferenceData) or "posterior" not in phi.groups():
+        return None
+    if "phi" not in phi.posterior or "word" not in phi.posterior["phi"].coords:
+        return None
+    values = phi.posterior["phi"].coords["word"].values
+    if values.dtype.kind not in "OUS":
+        return None
+    return tuple(str(w) for w in values)
+
+
+def _on_fit_words(phi: np.ndarray | az.InferenceData, corpus: BagOfWords, role: str) -> BagOfWords:
+    """``corpus`` with its word ids in the fit's word order, checked by label.
+
+    A corpus whose words are the fit's in another order, or a subset of them, is
+    re-indexed to the fit's order (its counts move with their words, so nothing is
+    lost). A corpus with words the fit does not have is an :class:`EvaluationError`
+    naming them. Without labels on the fit (an array), only the sizes can be compared.
+    """
+    fit_words = _fit_words(phi)
+    words = corpus.vocabulary.words
+    if fit_words is None or tuple(words) == fit_words:
+        return corpus
+    index = {w: i for i, w in enumerate(fit_words)}
+    unknown = [w for w in words if w not in index]
+    if unknown:
+        shown = ", ".join(repr(w) for w in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        raise EvaluationError(
+            f"the {role} corpus has {len(unknown)} word(s) the fit does not: {shown}{more} "
+            "(its vocabulary must be the fit's words)"
+        )
+    new_ids = np.array([index[w] for w in words], dtype=np.int64)[corpus.word_ids]
+    word_ids = np.empty_like(new_ids)
+    counts = np.empty_like(corpus.counts)
+    ptr = corpus.doc_ptr
+    for d in range(corpus.n_docs):
+        a, b = int(ptr[d]), int(ptr[d + 1])
+        order = np.argsort(new_ids[a:b], kind="stable")
+        word_ids[a:b] = new_ids[a:b][order]
+        counts[a:b] = corpus.counts[a:b][order]
+    return BagOfWords(
+        vocabulary=Vocabulary(fit_words),
+        doc_ptr=corpus.doc_ptr,
+        word_ids=word_ids,
+        counts=counts,
+        doc_ids=corpus.doc_ids,
+        metadata=corpus.metadata,
+    )
+
+
 def split_documents(
     bow: BagOfWords, *, observed_fraction: float = 0.5, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -151,7 +206,10 @@ def heldout_log_predictive(
         not depend on labels), an ``(S, K, V)`` array of draws or a ``(K, V)``
         point estimate.
     test
-        Held-out documents over the same vocabulary (same ``V``).
+        Held-out documents over the fit's words. With a fit (word labels on
+        ``phi``), words are matched by label: the same words in another order, or a
+        subset of them, are re-indexed to the fit's order; words the fit lacks are an
+        :class:`EvaluationError` naming them. With an array, only ``V`` is checked.
     alpha
         Dirichlet parameter of ``theta`` (scalar or ``(K,)``).
     seed
@@ -171,6 +229,7 @@ def heldout_log_predictive(
     """
     draws = _phi_draws(phi, max_draws)
     S, K, V = draws.shape
+    test = _on_fit_words(phi, test, "test")
     if test.n_words != V:
         raise EvaluationError(f"test corpus has V={test.n_words} words, phi has {V}")
     alpha_arr = np.asarray(alpha, dtype=np.float64)
@@ -217,6 +276,15 @@ def top_words(
     """
     check_int("top_n", top_n, minimum=1)
     mean = _mean_phi(phi)
+    fit_words = _fit_words(phi)
+    if fit_words is not None and tuple(vocabulary.words) != fit_words:
+        differ = [
+            i for i, (a, b) in enumerate(zip(fit_words, vocabulary.words, strict=False)) if a != b
+        ]
+        where = f"first at word {differ[0]}" if differ else "in length"
+        raise EvaluationError(
+            f"the vocabulary is not the fit's words ({where}); pass the fit's vocabulary"
+        )
     if mean.shape[1] != len(vocabulary):
         raise EvaluationError(f"phi has {mean.shape[1]} words, the vocabulary {len(vocabulary)}")
     ids = _top_ids(mean, min(top_n, mean.shape[1]))
@@ -240,7 +308,8 @@ def coherence(
     phi
         Topics (a fit: posterior mean of ``phi``; or an array).
     reference
-        Corpus whose document co-occurrences define the measure (same vocabulary).
+        Corpus whose document co-occurrences define the measure, over the fit's
+        words (matched by label for a fit, as in :func:`heldout_log_predictive`).
     top_n
         Words per topic.
     measure
@@ -256,6 +325,7 @@ def coherence(
         raise EvaluationError(f"measure must be 'npmi' or 'umass', got {measure!r}")
     mean = _mean_phi(phi)
     K, V = mean.shape
+    reference = _on_fit_words(phi, reference, "reference")
     if reference.n_words != V:
         raise EvaluationError(f"reference corpus has V={reference.n_words} words, phi has {V}")
     ids = _top_ids(mean, min(top_n, V))

@@ -28,8 +28,10 @@ over groups, each with its own bit generator: most with the table sampler of
 sampler (``pgm_random_polyagamma``); the Gaussian updates run in a ``prange`` over
 vectors. No stream is shared and no draw depends on scheduling, so the same seed
 gives bitwise identical draws whatever the number of threads. Without the C symbol,
-the Python API of ``polyagamma`` draws the same variables (serially). Only exact
-samplers are used (:func:`pg_methods`).
+the Python API of ``polyagamma`` draws the same variables (serially). The samplers
+are exact, except polyagamma's saddle-point sampler (``24 <= h < 65536``, an
+approximation of the PG density) and, from ``h = 65536`` on, a gamma series with the
+exact mean and variance (:mod:`bayeswe.kernels.pg_series`): :func:`pg_methods`.
 
 A sampler is a :class:`GibbsState` (matrices, sweep count, stream states), an
 :class:`GibbsInfo` and :func:`step`, which returns a new state.
@@ -55,11 +57,13 @@ from polyagamma import random_polyagamma
 
 from bayeswe.errors import CheckpointError, NonFiniteStateError, SamplerWarning
 from bayeswe.kernels import pg_gibbs as kern
+from bayeswe.kernels.pg_series import fill_pg_series
 from bayeswe.kernels.pg_table import TABLE_MAX_ABS_Z, fill_pg_table
 from bayeswe.options import build_options, check_choice, check_int, magnitude_problem
 from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.checkpoint import (
+    DrawsDigests,
     check_checkpoint_path,
     checkpoint_lock,
     create_draws_file,
@@ -111,6 +115,7 @@ _METHODS = {
     "devroye": kern.PG_DEVROYE,
     "saddle": kern.PG_SADDLE,
     "table": kern.PG_TABLE,
+    "series": kern.PG_SERIES,
 }
 #: The name of each sampler code that :func:`pg_methods` returns (polyagamma's names,
 #: ``"table"`` for :mod:`bayeswe.kernels.pg_table`, ``"point mass"`` for ``h / (2|z|)``).
@@ -125,25 +130,32 @@ _INTEGER_H = (kern.PG_DEVROYE, kern.PG_TABLE)
 def pg_methods(h: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.int32]:
     """The sampler :func:`bayeswe.kernels.pg_gibbs.pg_method` picks for each draw.
 
-    Exact samplers only, the cheapest for each ``h`` where it is correct: for
-    ``h < 24`` (integers) the table sampler of :mod:`bayeswe.kernels.pg_table` for
-    ``|z| < 2.5`` and polyagamma's Devroye method for ``|z| < 150``; polyagamma's
-    saddle-point sampler from ``h = 24`` on for ``|z| < 20``; its alternate sampler
-    beyond those ``|z|``.
+    The cheapest for each ``h`` where it is correct, each in time bounded for every
+    ``h``: for ``h < 24`` (integers) the table sampler of
+    :mod:`bayeswe.kernels.pg_table` for ``|z| < 2.5`` and polyagamma's Devroye method
+    for ``|z| < 150``; polyagamma's saddle-point sampler (an approximation whose mean
+    and variance match PG's within 2e6-draw Monte Carlo error) from ``h = 24`` on for
+    ``|z| < 20``; its alternate sampler beyond those ``|z|``; from ``h = 65536`` on,
+    whatever ``z``, the gamma series of :mod:`bayeswe.kernels.pg_series` (exact mean
+    and variance, skewness within ``0.05 / sqrt(h)``).
     polyagamma's default "hybrid" switches to a *normal approximation* for large
-    ``h``, which would make the Gibbs sampler approximate (frequent word pairs have
-    large ``n``); its "alternate" sampler fails the moment tests at small ``|z|``,
+    ``h`` (skewness 0, against PG's ``2 / sqrt(h)`` near ``z = 0``; frequent word
+    pairs have large ``n``); its "alternate" sampler fails the moment tests at small ``|z|``,
     "saddle" at small ``h`` and from ``|z| ~ 28``, "devroye" from ``|z| ~ 180``.
     """
     h = np.asarray(h, dtype=np.float64)
     big = np.abs(np.asarray(z, dtype=np.float64))
     choice = np.where(
-        h >= kern.SADDLE_MIN_H,
-        np.where(big < kern.SADDLE_MAX_ABS_Z, kern.PG_SADDLE, kern.PG_ALTERNATE),
+        h >= kern.SERIES_MIN_H,
+        kern.PG_SERIES,
         np.where(
-            big < TABLE_MAX_ABS_Z,
-            kern.PG_TABLE,
-            np.where(big < kern.DEVROYE_MAX_ABS_Z, kern.PG_DEVROYE, kern.PG_ALTERNATE),
+            h >= kern.SADDLE_MIN_H,
+            np.where(big < kern.SADDLE_MAX_ABS_Z, kern.PG_SADDLE, kern.PG_ALTERNATE),
+            np.where(
+                big < TABLE_MAX_ABS_Z,
+                kern.PG_TABLE,
+                np.where(big < kern.DEVROYE_MAX_ABS_Z, kern.PG_DEVROYE, kern.PG_ALTERNATE),
+            ),
         ),
     )
     return np.where(big >= kern.POINT_MASS_ABS_Z, kern.PG_POINT_MASS, choice).astype(np.int32)
@@ -158,7 +170,7 @@ def polya_gamma(
     native: bool | None = None,
     method: str = "auto",
 ) -> NDArray[np.float64]:
-    """Draw ``omega_j ~ PG(h_j, z_j)`` (Polson et al. 2013) with exact samplers.
+    """Draw ``omega_j ~ PG(h_j, z_j)`` (Polson et al. 2013), each in bounded time.
 
     Parameters
     ----------
@@ -178,10 +190,13 @@ def polya_gamma(
         from the same bit generator with the same method, so they give the same
         draws (checked by the tests).
     method
-        ``"auto"`` (the cheapest exact sampler per draw, :func:`pg_methods`; what the
-        Gibbs sampler uses), ``"devroye"``, ``"saddle"`` (exact for ``h >= 24``;
-        biased for small ``h`` in polyagamma 2.0.2) or ``"table"``
-        (:mod:`bayeswe.kernels.pg_table`; ``|z| < 2.5`` only) for every draw.
+        ``"auto"`` (the cheapest sampler per draw, :func:`pg_methods`; what the
+        Gibbs sampler uses), ``"devroye"``, ``"saddle"`` (the saddle-point
+        approximation, moments within Monte Carlo error for ``24 <= h < 65536``;
+        biased for small ``h`` in polyagamma 2.0.2, and refused from ``h = 65536`` on,
+        where it may not return), ``"table"`` (:mod:`bayeswe.kernels.pg_table`;
+        ``|z| < 2.5`` only) or ``"series"`` (:mod:`bayeswe.kernels.pg_series`;
+        ``h >= 1``) for every draw.
 
     Returns
     -------
@@ -205,6 +220,10 @@ def polya_gamma(
         )
     if method == "table" and not np.all(np.abs(z) < TABLE_MAX_ABS_Z):
         raise ValueError(f"method='table' needs |z| < {TABLE_MAX_ABS_Z}")
+    if method == "saddle" and not np.all(h < kern.SERIES_MIN_H):
+        raise ValueError(f"method='saddle' needs h < {kern.SERIES_MIN_H:g}")
+    if method == "series" and not np.all(h >= 1.0):
+        raise ValueError("method='series' needs h >= 1")
     if native is None:
         native = kern.HAVE_NATIVE_PG
     if native:
@@ -222,6 +241,9 @@ def polya_gamma(
             continue
         if methods[a] == kern.PG_TABLE:
             fill_pg_table(address, h[a:b], z[a:b], out[a:b])
+            continue
+        if methods[a] == kern.PG_SERIES:
+            fill_pg_series(address, h[a:b], z[a:b], out[a:b])
             continue
         part = np.empty(b - a)
         random_polyagamma(
@@ -1032,8 +1054,11 @@ def sample_pg_gibbs(
         return 0 if done <= warmup else min(n_keep, -(-(done - warmup) // thin))
 
     def digest(draws: NDArray[np.float64], done: int) -> str | None:
+        """The last kept row's digest: what checkpoints recorded before per-block digests."""
         j = kept_before(done) - 1
         return None if j < 0 else rows_digest(draws[:, :, j])
+
+    digests = DrawsDigests()
 
     with contextlib.ExitStack() as stack:
         if path is not None:
@@ -1061,7 +1086,17 @@ def sample_pg_gibbs(
             ]
             lp = arrays["lp"].copy()
             draws = open_draws_file(_draws_path(path), draws_shape, checkpoint=path)
-            if digest(draws, int(meta["sweep"])) != meta.get("draws_digest"):
+            if meta.get("draws_digests") is not None:
+                digests = DrawsDigests(meta["draws_digests"])
+                changed = digests.mismatches(draws)
+                if changed or digests.rows != kept_before(int(meta["sweep"])):
+                    raise CheckpointError(
+                        f"draws file {_draws_path(path)} does not hold the draws checkpoint "
+                        f"{path} recorded: kept draws {changed or 'count'} differ (it was "
+                        "changed, or belongs to another run)",
+                        path=path,
+                    )
+            elif digest(draws, int(meta["sweep"])) != meta.get("draws_digest"):
                 raise CheckpointError(
                     f"draws file {_draws_path(path)} does not hold the draws checkpoint {path} "
                     "recorded (it was changed, or belongs to another run)",
@@ -1098,7 +1133,7 @@ def sample_pg_gibbs(
                 "wall_time": wall_before + time.perf_counter() - started,
                 "failed": failed,
                 "first_failed_sweep": first_failed,
-                "draws_digest": digest(draws, done),
+                "draws_digests": digests.update(draws, kept_before(done)),
                 "rng_states": [[list(b) for b in s.rng_states] for s in states],
             }
             arrays = {

@@ -176,3 +176,53 @@ def test_top_words_table():
     table = top_words(phi, vocab, top_n=2)
     assert table.index.name == "topic"
     assert table.loc[0].tolist() == ["a", "b"] and table.loc[1].tolist() == ["d", "a"]
+
+
+# ------------------------------------------------- identity: words matched by label
+
+
+def _reordered(bow: BagOfWords, order: np.ndarray) -> BagOfWords:
+    """The same documents over the vocabulary ``words[order]`` (ids renumbered)."""
+    words = bow.vocabulary.words
+    vocab = Vocabulary(tuple(words[i] for i in order))
+    new_id = np.argsort(order)
+    docs = [
+        np.repeat(new_id[bow.word_ids[a:b]], bow.counts[a:b])
+        for a, b in zip(bow.doc_ptr[:-1], bow.doc_ptr[1:], strict=True)
+    ]
+    return BagOfWords.from_token_ids(docs, vocab)
+
+
+def test_a_reordered_vocabulary_gives_the_same_scores(sim_test):
+    """The same test words in another order: matched by label, so the held-out score
+    and the coherences are those of the original order (they were silently wrong,
+    scored against the wrong words, when only the sizes were compared)."""
+    import bayeswe
+
+    train, test = sim_test
+    idata = bayeswe.fit("lda", train.data, method="cgs", seed=2, chains=2, sweeps=40, burn_in=40)
+    corpus = test.data.corpus
+    order = np.random.default_rng(0).permutation(corpus.n_words)
+    shuffled = _reordered(corpus, order)
+    assert shuffled.vocabulary.words != corpus.vocabulary.words
+    a = heldout_log_predictive(idata, corpus, 0.2, seed=9, max_draws=4)
+    b = heldout_log_predictive(idata, shuffled, 0.2, seed=9, max_draws=4)
+    assert b == a  # re-indexed to the very corpus of the original order
+    np.testing.assert_allclose(
+        coherence(idata, shuffled, top_n=5), coherence(idata, corpus, top_n=5), atol=1e-12
+    )
+    # the words a subset of the fit's: re-indexed too; words the fit lacks: named
+    sub = BagOfWords.from_token_ids(
+        [[0, 1, 1], [2]], Vocabulary(tuple(corpus.vocabulary.words[:3]))
+    )
+    assert heldout_log_predictive(idata, sub, 0.2, seed=1, max_draws=2).n_tokens > 0
+    other = Vocabulary(("zebra", *corpus.vocabulary.words[1:]))
+    foreign = BagOfWords.from_token_ids([[0, 1], [2]], other)
+    for call in (
+        lambda: heldout_log_predictive(idata, foreign, 0.2, seed=1),
+        lambda: coherence(idata, foreign),
+    ):
+        with pytest.raises(EvaluationError, match="1 word\\(s\\) the fit does not: 'zebra'"):
+            call()
+    with pytest.raises(EvaluationError, match="not the fit's words"):
+        top_words(idata, shuffled.vocabulary)

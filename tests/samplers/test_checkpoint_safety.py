@@ -26,7 +26,7 @@ from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.errors import CheckpointError, StanDataError
 from bayeswe.glda import GaussianLDAData, GaussianLDADataError
 from bayeswe.lda import LDAData, LDADataError
-from bayeswe.samplers.checkpoint import checkpoint_lock, write_npz_atomic
+from bayeswe.samplers.checkpoint import DrawsDigests, checkpoint_lock, write_npz_atomic
 from bayeswe.samplers.pg_gibbs import sample_pg_gibbs
 from bayeswe.sgns import SGNSData, SGNSDataError
 
@@ -103,6 +103,55 @@ def test_draws_file_of_another_run_is_refused(small_data, interrupted: Path, tmp
     shutil.copy(other.with_name("run.ckpt.draws.npy"), interrupted.with_name("run.ckpt.draws.npy"))
     with pytest.raises(CheckpointError, match="does not hold the draws"):
         sample_pg_gibbs(small_data, seed=5, checkpoint=interrupted, **RUN)
+
+
+def test_draws_file_changed_in_the_middle_is_refused(small_data, interrupted: Path) -> None:
+    """Same size, one value changed in the first kept draw (not the last): refused, the
+    changed rows named."""
+    draws_path = interrupted.with_name("run.ckpt.draws.npy")
+    draws = np.load(draws_path, mmap_mode="r+")
+    draws[0, 1, 0, 3, 1] += 1.0
+    draws.flush()
+    del draws
+    with pytest.raises(CheckpointError, match=r"kept draws \[\(0, 3\)\] differ") as info:
+        sample_pg_gibbs(small_data, seed=5, checkpoint=interrupted, **RUN)
+    assert info.value.path == interrupted
+
+
+def test_draws_digests_cover_every_block() -> None:
+    """Per-block digests: incremental updates equal a fresh digest, and a change in any
+    block (not only the last) is found and located."""
+    rng = np.random.default_rng(0)
+    draws = rng.normal(size=(2, 2, 200, 3, 2))
+    grown = DrawsDigests()
+    for rows in (10, 64, 100, 130):
+        record = grown.update(draws, rows)
+    assert record == DrawsDigests().update(draws, 130)
+    assert len(record["digests"]) == 3
+    restored = DrawsDigests(record)
+    assert restored.mismatches(draws) == []
+    draws[1, 0, 70, 2, 0] = 0.5
+    draws[0, 0, 129, 0, 0] = 0.5
+    assert restored.mismatches(draws) == [(64, 128), (128, 130)]
+    draws[0, 1, 150, 0, 0] = 0.5  # beyond the recorded rows: not checked
+    assert restored.mismatches(draws) == [(64, 128), (128, 130)]
+
+
+def test_a_symlinked_checkpoint_stays_a_symlink(small_data, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "run.ckpt").write_bytes(b"")
+    link = tmp_path / "run.ckpt"
+    link.symlink_to(store / "run.ckpt")
+    (store / "run.ckpt").unlink()  # a dangling link: the run creates its target
+    reference = _values(sample_pg_gibbs(small_data, seed=5, **RUN))
+    with pytest.raises(_Stop):
+        sample_pg_gibbs(
+            small_data, seed=5, checkpoint=link, checkpoint_every=5, callback=_stop_at(12), **RUN
+        )
+    assert link.is_symlink() and (store / "run.ckpt").stat().st_size > 0
+    resumed = _values(sample_pg_gibbs(small_data, seed=5, checkpoint=link, **RUN))
+    assert link.is_symlink() and _same(resumed, reference)
 
 
 def test_draws_file_of_another_shape_is_refused(small_data, interrupted: Path) -> None:

@@ -208,11 +208,18 @@ def test_polya_gamma_moments_at_large_z(h: float, z: float) -> None:
 def test_pg_method_choice() -> None:
     """Below h = 24 the table sampler up to |z| = 2.5 and Devroye's method beyond, the
     saddle-point sampler from 24 on, each inside the |z| where it is correct, the
-    alternate sampler beyond; bad requests refused."""
+    alternate sampler beyond, the gamma series from h = 65536 on; bad requests refused."""
     h = np.array([1, 23, 7, 5, 23, 24, 300, 24.5, 1, 23, 24, 300])
     z = np.array([0, -2.49, 2.5, -149, 3, 0, -19.9, 5, 150, -1e4, 20, -25])
     T, D, S, A = kern.PG_TABLE, kern.PG_DEVROYE, kern.PG_SADDLE, kern.PG_ALTERNATE
     expected = [T, T, D, D, D, S, S, S, A, A, A, A]
+    assert list(pg.pg_methods(h, z)) == expected
+    assert [kern.pg_method(a, b) for a, b in zip(h, z, strict=True)] == expected
+    # from h = 65536 on the bounded-time gamma series, whatever z (but the point mass)
+    h = np.array([65535, 65536, 2**31 - 1, 2**31 - 1, 2**31 - 1, 65536])
+    z = np.array([0, 0, 1.5, -25, 1e4, 1e40])
+    expected = [S, kern.PG_SERIES, kern.PG_SERIES, kern.PG_SERIES, kern.PG_SERIES]
+    expected.append(kern.PG_POINT_MASS)
     assert list(pg.pg_methods(h, z)) == expected
     assert [kern.pg_method(a, b) for a, b in zip(h, z, strict=True)] == expected
     # beyond |z| = 1e32 the draw is the mean h / (2|z|) to double precision (relative sd
