@@ -91,8 +91,13 @@ def measure(K: int, V: int, N: int, dataset: int, *, draws: int, warmup: int) ->
     alpha0 = mode.posterior["alpha"].values[0, 0]
     rows = []
     for side, (identification, extra) in SIDES.items():
-        options: dict[str, Any] = {"iter_warmup": warmup, "iter_sampling": draws, "threads": 1,
-                                   "progress": False, **extra}  # fmt: skip
+        options: dict[str, Any] = {
+            "iter_warmup": warmup,
+            "iter_sampling": draws,
+            "threads_per_chain": 1,
+            "show_progress": False,
+            **extra,
+        }
         if identification == "anchors":
             rho, alpha = identify_transform(rho0, alpha0, anchors.fixed_index, anchors.fixed_alpha)
             free = np.setdiff1d(np.arange(V), anchors.fixed_index)
@@ -176,7 +181,7 @@ def run(
             "draws": draws,
             "warmup": warmup,
             "chains": 1,
-            "threads": 1,
+            "threads_per_chain": 1,
             "start": "the dataset's MAP of sgns (anchors: mapped onto alpha[I] = M)",
             "clock": "process CPU time over each bayeswe.fit call, sides one after the other",
         },

@@ -150,7 +150,7 @@ def _options(method: str, draws: int, warmup: int) -> dict[str, Any]:
     if method in ("nuts", "pg-gibbs"):
         out: dict[str, Any] = {"iter_warmup": warmup, "iter_sampling": draws}
         if method == "pg-gibbs":
-            out["progress"] = False
+            out["show_progress"] = False
         return out
     if method == "advi":
         return {"draws": draws, "require_converged": False}

@@ -203,7 +203,7 @@ def _posthoc_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     options: dict[str, Any] = {"iter_warmup": params["warmup"], "iter_sampling": params["draws"],
                                "inits": start}  # fmt: skip
     if sampler == "pg-gibbs":
-        options["progress"] = False
+        options["show_progress"] = False
     started = time.perf_counter()
     idata = bayeswe.fit("sgns", sim.data.stan_data(K, prior_sd=sd), method=sampler, seed=seed,
                         chains=1, **options)  # fmt: skip
@@ -236,7 +236,7 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     options: dict[str, Any] = {"iter_warmup": params["warmup"], "iter_sampling": params["draws"],
                                "inits": start}  # fmt: skip
     if params["method"] == "pg-gibbs":
-        options["progress"] = False
+        options["show_progress"] = False
     started = time.perf_counter()
     idata = bayeswe.fit("sgns_identified", data, method=params["method"], seed=seed, chains=1,
                         **options)  # fmt: skip

@@ -157,7 +157,7 @@ def _pg_gibbs_unidentified(
         idata = sample_pg_gibbs(
             data, seed=seed, chains=1, identified=False, iter_warmup=PG_WARMUP,
             iter_sampling=N_DRAWS * PG_THIN, thin=PG_THIN, init={"rho": rho, "alpha": alpha},
-            threads=1, progress=False,
+            threads_per_chain=1, show_progress=False,
         )  # fmt: skip
         post = idata.posterior
         draws = _gauge_free(post["rho"].values[0], post["alpha"].values[0])

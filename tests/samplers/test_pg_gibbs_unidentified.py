@@ -51,7 +51,7 @@ def fits() -> tuple[az.InferenceData, az.InferenceData]:
     nuts = bayeswe.fit("sgns", data, method="nuts", seed=2, chains=4, iter_sampling=2000)
     gibbs = bayeswe.fit(
         "sgns", data, method="pg-gibbs", seed=2, chains=4, iter_warmup=200,
-        iter_sampling=8000, thin=4, init="map", threads=1,
+        iter_sampling=8000, thin=4, init="map", threads_per_chain=1,
     )  # fmt: skip
     return nuts, gibbs
 
