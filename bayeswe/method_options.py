@@ -57,6 +57,11 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "iter_warmup": 200, "iter_sampling": 1000, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },
+    ("pg-gibbs", "sgns"): {
+        "chains": 4, "parallel_chains": None, "threads_per_chain": "Numba's setting",
+        "iter_warmup": 200, "iter_sampling": 1000, "thin": 1, "save_warmup": None,
+        "output_dir": None, "show_progress": _PROCESS,
+    },
     ("cgs", "lda"): {
         "chains": 4, "parallel_chains": _CORES, "threads_per_chain": None, "iter_warmup": 500,
         "iter_sampling": 1000, "thin": 10, "save_warmup": None, "output_dir": None,
