@@ -51,7 +51,7 @@ from bayeswe.bench import harness
 from bayeswe.sgns.errors import IdentificationError
 from bayeswe.sgns.fitting import UNIDENTIFIED_ONLY, find_anchors, fit_sgns
 from bayeswe.sgns.identify import identify_transform
-from bayeswe.sgns.metrics import draws_of, rmse_co
+from bayeswe.sgns.metrics import draws_of, pairwise_cosines, rmse_co
 from bayeswe.sgns.simulate import simulate_sgns
 
 __all__ = ["METHODS", "build_parser", "main", "run"]
@@ -81,11 +81,7 @@ def _intervals(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _cosines(rho: np.ndarray) -> np.ndarray:
     """Cosine similarity of every pair of target vectors, ``(..., V (V - 1) / 2)``."""
-    unit = rho / np.linalg.norm(rho, axis=-1, keepdims=True)
-    V = rho.shape[-2]
-    i, j = np.triu_indices(V, 1)
-    gram = unit @ np.swapaxes(unit, -1, -2)
-    return gram[..., i, j]
+    return pairwise_cosines(rho)
 
 
 def _score(

@@ -285,11 +285,10 @@ def _posthoc_cell(
 def _cosine_coverage(rho: Any, true_rho: Any, name: str) -> dict[str, float]:
     """Share of the target-word pairs whose true cosine lies in the central 90 % interval,
     and the intervals' mean width."""
-    unit = rho / np.linalg.norm(rho, axis=-1, keepdims=True)
-    true_unit = true_rho / np.linalg.norm(true_rho, axis=-1, keepdims=True)
-    upper = np.triu_indices(rho.shape[-2], k=1)
-    cos = np.einsum("dwk,dvk->dwv", unit, unit)[:, upper[0], upper[1]]
-    truth = (true_unit @ true_unit.T)[upper]
+    from bayeswe.sgns.metrics import pairwise_cosines
+
+    cos = pairwise_cosines(rho)
+    truth = pairwise_cosines(true_rho)
     lo, hi = np.quantile(cos, [0.05, 0.95], axis=0)
     return {
         f"cos90_{name}": float(np.mean((lo <= truth) & (truth <= hi))),

@@ -128,25 +128,16 @@ def identified_problem(
 
 
 def median_ess(idata: Any) -> dict[str, float]:
-    """Medians of ArviZ's bulk ESS: over ``rho`` and ``alpha_free``, and over ``P(w ∧ v)``."""
+    """Medians of ArviZ's bulk ESS over ``rho`` and ``alpha_free`` of an identified fit, and
+    its :func:`invariant_ess` (``P(w ∧ v)``, the log density, the Gram matrices)."""
     import arviz as az
-    import xarray as xr
 
-    from bayeswe.sgns.metrics import cooccurrence_probability
-
-    post = idata.posterior
-    ess = az.ess(post, var_names=["rho", "alpha_free"], method="bulk")
+    ess = az.ess(idata.posterior, var_names=["rho", "alpha_free"], method="bulk")
     params = np.concatenate([ess[name].values.ravel() for name in ("rho", "alpha_free")])
-    rho = post["rho"].transpose("chain", "draw", "word", "dim").values
-    alpha = post["alpha"].transpose("chain", "draw", "word", "dim").values
-    p = cooccurrence_probability(rho, alpha)
-    pairs = xr.Dataset({"p": (("chain", "draw", "w", "v"), p)})
-    probs = az.ess(pairs, method="bulk")["p"].values.ravel()
     return {
         "ess_params": float(np.median(params)),
         "ess_params_min": float(np.min(params)),
-        "ess_p": float(np.median(probs)),
-        "ess_p_min": float(np.min(probs)),
+        **invariant_ess(idata),
     }
 
 
@@ -243,7 +234,6 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
     wall = time.perf_counter() - started
     out: dict[str, Any] = {
         **median_ess(idata),
-        **{f"{k}": v for k, v in invariant_ess(idata).items() if k not in ("ess_p", "ess_p_min")},
         "draws": int(idata.posterior.sizes["draw"]),
         "chains": int(idata.posterior.sizes["chain"]),
         "P": int(sim.data.P),

@@ -736,9 +736,10 @@ def step(
         )  # fmt: skip
         failed += f
         new_states.append(tuple(r.bit_generator.state for r in rngs))
-    if len(state.rng_states) > _GAUGE - 1:
-        # Unidentified: every sweep ends with a move along the ridge (None: turned off).
-        g = _generator(state.rng_states[_GAUGE - 1][0])
+    if not problem.identified:
+        # Every sweep ends with a move along the ridge; its stream's state is the last one
+        # (it advances only when the move is on).
+        g = _generator(state.rng_states[-1][0])
         if gauge_moves:
             rho, alpha = gauge_move(rho, alpha, problem.prior_sd, g)
         new_states.append((g.bit_generator.state,))

@@ -275,7 +275,7 @@ def _fit_posthoc(
             f"{method} approximates the posterior at a mode, and a mode of the unidentified "
             "posterior is one of a continuum: use identification='anchors'"
         )
-    data.stan_data(K, prior_sd=prior_sd)
+    stan_data = data.stan_data(K, prior_sd=prior_sd)
     _check_method(method, chains, identified=False, options=options)
     check_seed(seed)
     words: Sequence[int] | None = None
@@ -284,13 +284,16 @@ def _fit_posthoc(
     start = init == "map" and method in ("nuts", "pg-gibbs") and "inits" not in options
     mode = None
     if start or gauge == "anchors":
-        mode = fit(SGNS, data.stan_data(K, prior_sd=prior_sd), method="map", seed=seed)
+        mode = fit(SGNS, stan_data, method="map", seed=seed)
     if start:
         # Every chain from the MAP plus its own jitter, as for the identified model:
         # Stan's uniform(-2, 2) start lies far outside the prior's scale.
-        options["inits"] = _jittered(mode, chains=chains, scale=init_jitter * prior_sd, seed=seed)
+        at_mode = {name: mode.posterior[name].values[0, 0] for name in ("rho", "alpha")}
+        options["inits"] = _jittered(
+            at_mode, chains=chains, scale=init_jitter * prior_sd, seed=seed
+        )
     idata = fit(
-        SGNS, data.stan_data(K, prior_sd=prior_sd), method=method, seed=seed, chains=chains,
+        SGNS, stan_data, method=method, seed=seed, chains=chains,
         **options,
     )  # fmt: skip
     if mode is not None and gauge == "anchors":
@@ -306,16 +309,12 @@ def _fit_posthoc(
 
 
 def _jittered(
-    mode: az.InferenceData, *, chains: int | None, scale: float, seed: int | None
+    start: dict[str, Any], *, chains: int | None, scale: float, seed: int | None
 ) -> list[dict[str, Any]]:
-    rho = mode.posterior["rho"].values[0, 0]
-    alpha = mode.posterior["alpha"].values[0, 0]
+    """One start per chain: ``start`` plus seeded ``N(0, scale^2)`` noise on every entry."""
     rng = np.random.default_rng(seed)
     return [
-        {
-            "rho": rho + scale * rng.normal(size=rho.shape),
-            "alpha": alpha + scale * rng.normal(size=alpha.shape),
-        }
+        {name: value + scale * rng.normal(size=value.shape) for name, value in start.items()}
         for _ in range(chains or 4)
     ]
 
@@ -407,16 +406,10 @@ def _map_inits(
         anchors.fixed_alpha,
     )
     free = np.setdiff1d(np.arange(rho.shape[0]), anchors.fixed_index)
+    start = {"rho": rho, "alpha_free": alpha[free]}
     if method not in ("nuts", "pg-gibbs"):  # the multi-chain samplers get one start per chain
-        return {"rho": rho, "alpha_free": alpha[free]}
-    rng = np.random.default_rng(seed)
-    return [
-        {
-            "rho": rho + scale * rng.normal(size=rho.shape),
-            "alpha_free": alpha[free] + scale * rng.normal(size=alpha[free].shape),
-        }
-        for _ in range(chains or 4)
-    ]
+        return start
+    return _jittered(start, chains=chains, scale=scale, seed=seed)
 
 
 def find_anchors(

@@ -39,6 +39,7 @@ __all__ = [
     "log_likelihood",
     "mean_log_likelihood",
     "mean_log_predictive",
+    "pairwise_cosines",
     "posterior_cosine_similarity",
     "rmse_co",
 ]
@@ -155,6 +156,15 @@ def cosine_similarity(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64] | float
     y = np.asarray(y, dtype=np.float64)
     out = np.sum(x * y, axis=-1) / (np.linalg.norm(x, axis=-1) * np.linalg.norm(y, axis=-1))
     return float(out) if np.ndim(out) == 0 else out
+
+
+def pairwise_cosines(rho: ArrayLike) -> NDArray[np.float64]:
+    """Cosine similarity of every pair ``w < v`` of rows, ``(..., V (V - 1) / 2)``."""
+    r = np.asarray(rho, dtype=np.float64)
+    unit = r / np.linalg.norm(r, axis=-1, keepdims=True)
+    i, j = np.triu_indices(r.shape[-2], 1)
+    gram = unit @ np.swapaxes(unit, -1, -2)
+    return gram[..., i, j]
 
 
 def posterior_cosine_similarity(
