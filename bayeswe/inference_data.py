@@ -113,7 +113,8 @@ def to_inference_data(
         ``warmup_log_likelihood`` / ``warmup_posterior_predictive``).
     warmup_sample_stats
         Statistics of the warmup draws, as ``sample_stats``
-        (``warmup_sample_stats`` group).
+        (``warmup_sample_stats`` group); may be given without ``warmup_draws`` (a
+        sampler that keeps only its warm-up trace of ``lp``).
 
     Returns
     -------
@@ -151,6 +152,12 @@ def to_inference_data(
                     f"draws have {arrays[name].shape[2:]}"
                 )
         warmup_stats = _stats_arrays(warmup_sample_stats, n_warmup, "warmup_sample_stats")
+    elif warmup_sample_stats:
+        # a sampler that keeps only the warm-up trace of its statistics (e.g. ``lp``)
+        shape = _sample_shape({k: np.asarray(v) for k, v in warmup_sample_stats.items()}, "")
+        if shape[0] != n_chain:
+            raise ValueError("warmup_sample_stats must have the chains of draws")
+        warmup_stats = _stats_arrays(warmup_sample_stats, shape, "warmup_sample_stats")
 
     unknown = (set(spec.log_likelihood) | set(spec.posterior_predictive)) - set(arrays)
     if unknown:
@@ -231,6 +238,10 @@ def to_inference_data(
     predictive = {n: arrays[n] for n in spec.posterior_predictive}
     if predictive:
         groups["posterior_predictive"] = dataset(predictive, var_dims, sample=True)
+    if warmup_stats and not warmup:
+        groups["warmup_sample_stats"] = dataset(
+            warmup_stats, {}, sample=True, group_attrs=clean_attrs
+        )
     if warmup:
         kept = {n: a for n, a in warmup.items() if n not in special}
         if kept:

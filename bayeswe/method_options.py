@@ -53,12 +53,12 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "show_progress": False,
     },
     ("pg-gibbs", "sgns_identified"): {
-        "chains": 4, "parallel_chains": None, "threads_per_chain": "Numba's setting",
+        "chains": 4, "parallel_chains": 1, "threads_per_chain": "Numba's setting",
         "iter_warmup": 200, "iter_sampling": 1000, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },
     ("pg-gibbs", "sgns"): {
-        "chains": 4, "parallel_chains": None, "threads_per_chain": "Numba's setting",
+        "chains": 4, "parallel_chains": 1, "threads_per_chain": "Numba's setting",
         "iter_warmup": 200, "iter_sampling": 1000, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },

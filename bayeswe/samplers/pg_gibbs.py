@@ -39,15 +39,12 @@ A sampler is a :class:`GibbsState` (matrices, sweep count, stream states), an
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import math
 import os
-import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import arviz as az
@@ -55,26 +52,14 @@ import numpy as np
 from numpy.typing import NDArray
 from polyagamma import random_polyagamma
 
-from bayeswe.errors import CheckpointError, NonFiniteStateError, SamplerWarning
+from bayeswe.errors import SamplerWarning
 from bayeswe.kernels import pg_gibbs as kern
 from bayeswe.kernels.pg_series import fill_pg_series
 from bayeswe.kernels.pg_table import TABLE_MAX_ABS_Z, fill_pg_table
 from bayeswe.options import build_options, check_choice, check_int, magnitude_problem
-from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
-from bayeswe.samplers.checkpoint import (
-    DrawsDigests,
-    check_checkpoint_path,
-    checkpoint_lock,
-    create_draws_file,
-    open_draws_file,
-    read_checkpoint,
-    rows_digest,
-    write_npz_atomic,
-)
 
 __all__ = [
-    "CHECKPOINT_VERSION",
     "GROUP_COST",
     "GROUP_MULTIPLE",
     "GROUP_MIN_SPLIT",
@@ -100,9 +85,6 @@ GROUP_MULTIPLE: int = 8
 #: A block costing less than this is one group: too little work to share between threads,
 #: and each group costs a bit generator restored per sweep (about 15 us).
 GROUP_MIN_SPLIT: int = GROUP_COST // 8
-
-#: Layout version of checkpoint files.
-CHECKPOINT_VERSION: int = 3
 
 _RHO, _ALPHA, _INIT, _GAUGE = 0, 1, 2, 3
 
@@ -793,9 +775,13 @@ class PGGibbsArgs:
         Initial values as for Stan (so that ``fit_sgns`` can pass its MAP start): a
         mapping with ``"rho"`` (``V x K``) and ``"alpha"`` (``V x K``) or
         ``"alpha_free"`` (``(V - K) x K``), or a list of such mappings, one per chain.
+    parallel_chains
+        Chains stepped at the same time, each in its own thread (default 1: one
+        after another; each chain's kernels are already parallel). The draws do not
+        depend on it.
     threads_per_chain
         Numba threads and PG threads of each chain (default: Numba's current
-        setting); the chains run one after another. The draws do not depend on it.
+        setting). The draws do not depend on it.
     checkpoint
         File holding the run's state; if it exists the run resumes from it. The kept
         draws then live in ``<checkpoint>.draws.npy`` beside it, a memory-mapped array
@@ -825,6 +811,7 @@ class PGGibbsArgs:
     overrelax: float | None = None
     init: Any = None
     inits: Any = None
+    parallel_chains: int | None = None
     threads_per_chain: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
@@ -843,6 +830,7 @@ class PGGibbsArgs:
             ("iter_sampling", 1),
             ("thin", 1),
             ("inner_steps", 1),
+            ("parallel_chains", 1),
             ("threads_per_chain", 1),
             ("checkpoint_every", 1),
         ):
@@ -883,10 +871,6 @@ class PGGibbsArgs:
         }
 
 
-#: Settings that older checkpoints do not record, with the value those runs used.
-_SETTINGS_BEFORE_THEY_WERE_RECORDED: dict[str, Any] = {"overrelax": 0.0}
-
-
 def _check_values(name: str, value: Any) -> None:
     if isinstance(value, Mapping) or (
         isinstance(value, list) and value and all(isinstance(i, Mapping) for i in value)
@@ -897,35 +881,6 @@ def _check_values(name: str, value: Any) -> None:
         if name == "init"
         else f"{name} must be a mapping or a list of mappings, got {type(value).__name__}"
     )
-
-
-# --------------------------------------------------------------------------- checkpoints
-
-
-def _draws_path(path: Path) -> Path:
-    """The memory-mapped draws of the run checkpointed at ``path``."""
-    return path.with_name(path.name + ".draws.npy")
-
-
-def _read_checkpoint(path: Path, chains: int) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
-    arrays, meta = read_checkpoint(
-        path, kind="pg-gibbs", version=CHECKPOINT_VERSION, required=("rho", "alpha", "lp")
-    )
-    try:
-        sweep = int(meta["sweep"])
-        states = meta["rng_states"]
-        if len(states) != chains or arrays["rho"].shape[0] != chains:
-            raise ValueError(f"{len(states)} chains")
-        float(meta["wall_time"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CheckpointError(
-            f"checkpoint {path} has a malformed meta record: {exc}", path=path
-        ) from None
-    if sweep < 0:
-        raise CheckpointError(f"checkpoint {path} has a malformed meta record", path=path)
-    if not (np.isfinite(arrays["rho"]).all() and np.isfinite(arrays["alpha"]).all()):
-        raise CheckpointError(f"checkpoint {path} holds a non-finite state", path=path)
-    return arrays, meta
 
 
 # --------------------------------------------------------------------------- driver
@@ -968,6 +923,75 @@ def _initial_matrices(
     return out
 
 
+class PGGibbsSampler:
+    """PG-Gibbs chains of one posterior, for :func:`bayeswe.samplers.driver.run_chains`.
+
+    ``init`` starts chain ``c`` at :func:`init_state` from the run's starting values
+    (the MAP, computed once on the first call, a prior draw, or given values); ``step``
+    is :func:`step` with the run's settings; a kept sweep records ``rho``, ``alpha``
+    and the log joint ``lp``.
+    """
+
+    name = "pg-gibbs"
+
+    def __init__(
+        self, problem: SGNSGibbsProblem, settings: Mapping[str, Any], seed: int, chains: int,
+        init: Any,
+    ) -> None:  # fmt: skip
+        self.problem = problem
+        self.settings = settings
+        self.seed = int(seed)
+        self.chains = chains
+        self._init = init
+        self._starts: list[tuple[Any, Any]] | None = None
+        V, K = problem.V, problem.K
+        self.layout = {
+            "rho": ((V, K), np.float64),
+            "alpha": ((V, K), np.float64),
+            "lp": ((), np.float64),
+        }
+
+    def init(self, chain: int) -> GibbsState:
+        if self._starts is None:
+            self._starts = _initial_matrices(self.problem, self._init, self.chains, self.seed)
+        rho, alpha = self._starts[chain]
+        return init_state(self.problem, seed=self.seed, chain=chain, rho=rho, alpha=alpha)
+
+    def step(self, state: GibbsState) -> tuple[GibbsState, GibbsInfo]:
+        s = self.settings
+        return step(
+            self.problem,
+            state,
+            inner_steps=s["inner_steps"],
+            omega_per_sweep=s["omega"] == "per-sweep",
+            overrelax=s["overrelax"],
+            gauge_moves=s.get("gauge_moves", False),
+        )
+
+    def record(self, state: GibbsState, info: GibbsInfo) -> dict[str, Any]:
+        return {"rho": state.rho, "alpha": state.alpha, "lp": info.lp}
+
+    def lp(self, info: GibbsInfo) -> float:
+        return info.lp
+
+    def tally(self, info: GibbsInfo) -> dict[str, int]:
+        return {"failed": info.failed}
+
+    def dump(self, state: GibbsState) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        record = {"sweep": state.sweep, "rng_states": [list(b) for b in state.rng_states]}
+        return {"rho": state.rho, "alpha": state.alpha}, record
+
+    def load(self, arrays: Mapping[str, NDArray[Any]], record: Mapping[str, Any]) -> GibbsState:
+        V, K = self.problem.V, self.problem.K
+        rho, alpha = np.array(arrays["rho"]), np.array(arrays["alpha"])
+        if rho.shape != (V, K) or alpha.shape != (V, K):
+            raise ValueError(f"state matrices {rho.shape}, {alpha.shape}; need {(V, K)}")
+        if not (np.isfinite(rho).all() and np.isfinite(alpha).all()):
+            raise ValueError("a non-finite state")
+        states = tuple(tuple(b) for b in record["rng_states"])
+        return GibbsState(rho, alpha, int(record["sweep"]), states)
+
+
 def sample_pg_gibbs(
     data: Mapping[str, Any],
     *,
@@ -994,7 +1018,7 @@ def sample_pg_gibbs(
     seed
         Seed in ``[0, 2**32 - 1]``; with the options it determines every draw.
     chains
-        Number of chains (default 4), run one sweep each in turn.
+        Number of chains (default 4).
     **options
         See :class:`PGGibbsArgs`.
 
@@ -1005,29 +1029,28 @@ def sample_pg_gibbs(
         ``(chain, draw, word, dim)`` and, identified, ``alpha_free`` ``(chain, draw,
         free_word, dim)``, as a Stan fit of the same model; ``sample_stats``: ``lp``,
         the log joint density of each kept sweep (Stan's ``lp__`` convention);
+        ``warmup_sample_stats``: ``lp`` of every warm-up sweep;
         ``attrs``: ``method``, ``iter_warmup``, ``iter_sampling``, ``thin``,
-        ``inner_steps``, ``seed``, ``threads_per_chain``, ``wall_time``, ``init``,
-        ``resumed``.
+        ``inner_steps``, ``seed``, ``parallel_chains``, ``threads_per_chain``,
+        ``wall_time``, ``sweep_time``, ``init``, ``resumed``.
 
     Raises
     ------
     ValueError
-        Bad options, or a checkpoint written for other data or settings.
+        Bad options.
+    CheckpointError
+        A checkpoint written for other data or settings, corrupt, or in use.
     """
-    import numba
-
     from bayeswe.inference_data import to_inference_data
+    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
 
     args = PGGibbsArgs.from_options(options)
-    if chains is None:
-        chains = 4
-    if isinstance(chains, bool) or not isinstance(chains, (int, np.integer)) or chains < 1:
-        raise ValueError(f"chains must be a positive integer, got {chains!r}")
+    chains = 4 if chains is None else chains
+    check_int("chains", chains, minimum=1)
     chains = int(chains)
     settings = args.settings()
-    warmup, n_iter, thin = settings["iter_warmup"], settings["iter_sampling"], settings["thin"]
-    total = warmup + n_iter
-    n_keep = -(-n_iter // thin)
+    schedule = Schedule(settings.pop("iter_warmup"), settings.pop("iter_sampling"),
+                        settings.pop("thin"))  # fmt: skip
     problem = SGNSGibbsProblem.from_stan_data(data, identified=identified)
     if identified and args.gauge_moves is not None:
         raise ValueError(
@@ -1036,213 +1059,69 @@ def sample_pg_gibbs(
         )
     if not identified:
         settings["gauge_moves"] = True if args.gauge_moves is None else bool(args.gauge_moves)
-    V, K = problem.V, problem.K
-    meta_run = {
-        "sampler": "pg-gibbs",
-        "version": CHECKPOINT_VERSION,
-        "fingerprint": problem.fingerprint(),
+    sampler = PGGibbsSampler(
+        problem, settings, int(seed), chains, args.init if args.inits is None else args.inits
+    )
+    run = run_chains(
+        sampler,
+        chains=chains,
+        schedule=schedule,
+        seed=int(seed),
+        fingerprint=problem.fingerprint(),
+        settings=settings,
+        options=RunOptions(
+            parallel_chains=1 if args.parallel_chains is None else int(args.parallel_chains),
+            threads_per_chain=args.threads_per_chain,
+            checkpoint=args.checkpoint,
+            checkpoint_every=100 if args.checkpoint_every is None else int(args.checkpoint_every),
+            callback=args.callback,
+            show_progress=args.show_progress,
+        ),
+    )
+    failed = int(run.totals["failed"].sum())
+    if failed:
+        warnings.warn(
+            f"pg-gibbs: {failed} precision matrices failed to factor (first in sweep "
+            f"{run.first_nonzero['failed']}); those vectors kept their previous values, so "
+            "the draws are not from the posterior. Rescale the data or start closer to the "
+            "mode.",
+            SamplerWarning,
+            stacklevel=2,
+        )
+    attrs = {
+        "model": problem.model.name,
+        "method": "pg-gibbs",
+        "iter_warmup": schedule.iter_warmup,
+        "iter_sampling": schedule.iter_sampling,
+        "thin": schedule.thin,
+        "inner_steps": settings["inner_steps"],
+        "omega": settings["omega"],
+        "overrelax": settings["overrelax"],
+        "init": settings["init"],
         "seed": int(seed),
-        "chains": chains,
-        **settings,
+        "parallel_chains": run.parallel_chains,
+        "threads_per_chain": run.threads_per_chain,
+        "wall_time": run.wall_time,
+        "sweep_time": run.sweep_time,
+        "resumed": bool(run.resumed),
+        "failed_factorizations": failed,
+        "pg_sampler": (
+            "polyagamma C sampler from Numba" if kern.HAVE_NATIVE_PG else "polyagamma Python API"
+        )
+        + " (Devroye, exact, for h < 24; saddle-point approximation for 24 <= h < 65536; "
+        "moment-matched gamma series from h = 65536); one stream per chain, block, group",
     }
-
-    # Refuse an impossible checkpoint path before the MAP start or any sweep runs.
-    path = None if args.checkpoint is None else check_checkpoint_path(args.checkpoint)
-    draws_shape = (2, chains, n_keep, V, K)
-
-    def kept_before(done: int) -> int:
-        """Number of kept draws among the first ``done`` sweeps."""
-        return 0 if done <= warmup else min(n_keep, -(-(done - warmup) // thin))
-
-    def digest(draws: NDArray[np.float64], done: int) -> str | None:
-        """The last kept row's digest: what checkpoints recorded before per-block digests."""
-        j = kept_before(done) - 1
-        return None if j < 0 else rows_digest(draws[:, :, j])
-
-    digests = DrawsDigests()
-
-    with contextlib.ExitStack() as stack:
-        if path is not None:
-            # One run per checkpoint, locked before the MAP start: a second run fails at
-            # once instead of interleaving its writes with this one's.
-            stack.enter_context(checkpoint_lock(path))
-        resumed = path is not None and path.exists()
-        if resumed:
-            arrays, meta = _read_checkpoint(path, chains)
-            # a checkpoint written before a setting existed ran with its default
-            meta = {**_SETTINGS_BEFORE_THEY_WERE_RECORDED, **meta}
-            mismatch = {k: (meta.get(k), v) for k, v in meta_run.items() if meta.get(k) != v}
-            if mismatch:
-                raise CheckpointError(
-                    f"checkpoint {path} was written for another run: {mismatch}", path=path
-                )
-            states = [
-                GibbsState(
-                    arrays["rho"][c].copy(),
-                    arrays["alpha"][c].copy(),
-                    int(meta["sweep"]),
-                    tuple(tuple(s) for s in meta["rng_states"][c]),
-                )
-                for c in range(chains)
-            ]
-            lp = arrays["lp"].copy()
-            draws = open_draws_file(_draws_path(path), draws_shape, checkpoint=path)
-            if meta.get("draws_digests") is not None:
-                digests = DrawsDigests(meta["draws_digests"])
-                changed = digests.mismatches(draws)
-                if changed or digests.rows != kept_before(int(meta["sweep"])):
-                    raise CheckpointError(
-                        f"draws file {_draws_path(path)} does not hold the draws checkpoint "
-                        f"{path} recorded: kept draws {changed or 'count'} differ (it was "
-                        "changed, or belongs to another run)",
-                        path=path,
-                    )
-            elif digest(draws, int(meta["sweep"])) != meta.get("draws_digest"):
-                raise CheckpointError(
-                    f"draws file {_draws_path(path)} does not hold the draws checkpoint {path} "
-                    "recorded (it was changed, or belongs to another run)",
-                    path=path,
-                )
-            wall_before = float(meta["wall_time"])
-            failed_before = int(meta.get("failed", 0))
-            first_failed = meta.get("first_failed_sweep")
-        else:
-            values = args.init if args.inits is None else args.inits
-            inits = _initial_matrices(problem, values, chains, int(seed))
-            states = [
-                init_state(problem, seed=int(seed), chain=c, rho=r, alpha=a)
-                for c, (r, a) in enumerate(inits)
-            ]
-            draws = None if path is not None else np.zeros(draws_shape)
-            lp = np.zeros((chains, n_keep))
-            wall_before = 0.0
-            failed_before = 0
-            first_failed = None
-
-        old_threads = numba.get_num_threads()
-        threads = (
-            old_threads
-            if args.threads_per_chain is None
-            else min(int(args.threads_per_chain), numba.config.NUMBA_NUM_THREADS)
-        )
-        failed = failed_before
-
-        def save(done: int, started: float) -> None:
-            meta = {
-                **meta_run,
-                "sweep": done,
-                "wall_time": wall_before + time.perf_counter() - started,
-                "failed": failed,
-                "first_failed_sweep": first_failed,
-                "draws_digests": digests.update(draws, kept_before(done)),
-                "rng_states": [[list(b) for b in s.rng_states] for s in states],
-            }
-            arrays = {
-                "rho": np.stack([s.rho for s in states]),
-                "alpha": np.stack([s.alpha for s in states]),
-                "lp": lp,
-            }
-            # Draws up to ``done`` reach the disk before the state that says they are there;
-            # draws written after it are recomputed identically on resume.
-            draws.flush()
-            write_npz_atomic(path, arrays, meta)
-
-        if draws is None:
-            draws = create_draws_file(_draws_path(path), draws_shape)
-        draws_rho, draws_alpha = draws[0], draws[1]
-        numba.set_num_threads(threads)
-        start = time.perf_counter()
-        bar = Progress(total, "pg-gibbs", show=args.show_progress)
-        bar.update(states[0].sweep)
-        try:
-            every = 100 if args.checkpoint_every is None else int(args.checkpoint_every)
-            for t in range(states[0].sweep, total):
-                keep = t >= warmup and (t - warmup) % thin == 0
-                for c in range(chains):
-                    states[c], info = step(
-                        problem,
-                        states[c],
-                        inner_steps=settings["inner_steps"],
-                        omega_per_sweep=settings["omega"] == "per-sweep",
-                        overrelax=settings["overrelax"],
-                        gauge_moves=settings.get("gauge_moves", False),
-                    )
-                    if not math.isfinite(info.lp):
-                        last = "" if path is None else f"; checkpoint {path} keeps the last save"
-                        raise NonFiniteStateError(
-                            f"pg-gibbs: chain {c} went non-finite in sweep {t + 1} (log "
-                            f"density {info.lp}); start from other values (init='map' or "
-                            f"values on the prior's scale){last}",
-                            chain=c,
-                            sweep=t + 1,
-                        )
-                    if info.failed and first_failed is None:
-                        first_failed = t + 1
-                    failed += info.failed
-                    if keep:
-                        d = (t - warmup) // thin
-                        draws_rho[c, d] = states[c].rho
-                        draws_alpha[c, d] = states[c].alpha
-                        lp[c, d] = info.lp
-                done = t + 1
-                if path is not None and (done % every == 0 or done == total):
-                    save(done, start)
-                if args.callback is not None:
-                    args.callback(done)
-                bar.update(1)
-        finally:
-            bar.close()
-            numba.set_num_threads(old_threads)
-        wall_time = wall_before + time.perf_counter() - start
-        if path is not None:
-            # Hand out a read-only map: a later run on this path creates a new file
-            # (a new inode) and never writes into the one these results view.
-            draws.flush()
-            del draws_rho, draws_alpha
-            draws = np.load(_draws_path(path), mmap_mode="r")
-            draws_rho, draws_alpha = draws[0], draws[1]
-        if failed:
-            warnings.warn(
-                f"pg-gibbs: {failed} precision matrices failed to factor (first in sweep "
-                f"{first_failed}); those vectors kept their previous values, so the draws are "
-                "not from the posterior. Rescale the data or start closer to the mode.",
-                SamplerWarning,
-                stacklevel=2,
-            )
-
-        attrs = {
-            "model": problem.model.name,
-            "method": "pg-gibbs",
-            "iter_warmup": warmup,
-            "iter_sampling": n_iter,
-            "thin": thin,
-            "inner_steps": settings["inner_steps"],
-            "omega": settings["omega"],
-            "overrelax": settings["overrelax"],
-            "init": settings["init"],
-            "seed": int(seed),
-            "threads_per_chain": threads,
-            "wall_time": wall_time,
-            "resumed": bool(resumed),
-            "failed_factorizations": failed,
-            "pg_sampler": (
-                "polyagamma C sampler from Numba"
-                if kern.HAVE_NATIVE_PG
-                else "polyagamma Python API"
-            )
-            + " (exact: Devroye for h < 24, saddle point from h = 24); one stream per chain,"
-            " block, group",
-        }
-        posterior = {"rho": draws_rho, "alpha": draws_alpha}
-        if identified:
-            posterior["alpha_free"] = draws_alpha[:, :, problem.free_index]
-        else:
-            attrs["gauge_moves"] = settings["gauge_moves"]
-        return to_inference_data(
-            problem.model,
-            posterior,
-            data=data,
-            sample_stats={"lp": lp},
-            attrs=attrs,
-            library=None,
-        )
+    posterior = {"rho": run.draws["rho"], "alpha": run.draws["alpha"]}
+    if identified:
+        posterior["alpha_free"] = run.draws["alpha"][:, :, problem.free_index]
+    else:
+        attrs["gauge_moves"] = settings["gauge_moves"]
+    return to_inference_data(
+        problem.model,
+        posterior,
+        data=data,
+        sample_stats={"lp": run.draws["lp"]},
+        warmup_sample_stats={"lp": run.warmup_lp} if schedule.iter_warmup else None,
+        attrs=attrs,
+        library=None,
+    )

@@ -110,7 +110,7 @@ def test_draws_file_changed_in_the_middle_is_refused(small_data, interrupted: Pa
     changed rows named."""
     draws_path = interrupted.with_name("run.ckpt.draws.npy")
     draws = np.load(draws_path, mmap_mode="r+")
-    draws[0, 1, 0, 3, 1] += 1.0
+    draws[1, 0, 5] += 1.0  # chain 1, first kept draw, an entry of rho
     draws.flush()
     del draws
     with pytest.raises(CheckpointError, match=r"kept draws \[\(0, 3\)\] differ") as info:
@@ -202,7 +202,7 @@ def _other_sampler(path: Path) -> None:
 def _old_layout(path: Path) -> None:
     with np.load(path) as f:
         arrays = {k: f[k] for k in f.files if k != "meta"}
-    write_npz_atomic(path, arrays, {"sampler": "pg-gibbs", "version": 2})
+    write_npz_atomic(path, arrays, {"sampler": "pg-gibbs", "version": 3})
 
 
 def _non_finite_state(path: Path) -> None:
@@ -211,7 +211,7 @@ def _non_finite_state(path: Path) -> None:
     with np.load(path) as f:
         arrays = {k: f[k] for k in f.files if k != "meta"}
         meta = json.loads(str(f["meta"]))
-    arrays["rho"][0, 0, 0] = np.nan
+    arrays["chain0.rho"][0, 0] = np.nan
     write_npz_atomic(path, arrays, meta)
 
 
@@ -223,7 +223,7 @@ def _non_finite_state(path: Path) -> None:
         (_empty, "empty"),
         (_single_array, "single array"),
         (_other_sampler, "written by 'gaussian-lda'"),
-        (_old_layout, "layout version 2"),
+        (_old_layout, "layout version 3"),
         (_non_finite_state, "non-finite state"),
     ],
 )
@@ -525,7 +525,10 @@ def test_a_run_stopped_by_a_signal_resumes_to_the_uninterrupted_draws(
     assert done.returncode == returncode, done.stderr[-2000:]
     assert "not stopped" not in done.stdout
     if sig == "SIGINT":
-        assert done.stderr.rstrip().endswith("KeyboardInterrupt")
+        # the interrupt passes on, with a note saying what the checkpoint holds
+        last = done.stderr.rstrip().splitlines()[-2:]
+        assert last[0] == "KeyboardInterrupt", last
+        assert last[1].startswith("pg-gibbs: interrupted; checkpoint ") and "holds sweep" in last[1]
     data = identified_data(8, 2, 3000, seed=3)
     resumed = sample_pg_gibbs(data, seed=5, checkpoint=path, checkpoint_every=5, **RUN)
     assert resumed.attrs["resumed"]

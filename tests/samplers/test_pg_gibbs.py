@@ -470,10 +470,14 @@ def test_resumed_run_equals_uninterrupted_run(small_data: dict[str, Any], tmp_pa
         "run.ckpt",
         "run.ckpt.draws.npy",
     ]
-    # the checkpoint holds the state, not the draws (2 x 2 chains x 8 kept x 8 x 2 doubles)
+    # the checkpoint holds each chain's state and the warm-up trace, not the draws:
+    # those fill a memory-mapped file of one row per kept draw (2 chains x 8 kept x
+    # (8 x 2 rho + 8 x 2 alpha + lp))
     with np.load(path) as f:
-        assert set(f.files) == {"meta", "rho", "alpha", "lp"}
-    assert np.load(tmp_path / "run.ckpt.draws.npy", mmap_mode="r").shape == (2, 2, 8, 8, 2)
+        assert set(f.files) == {
+            "meta", "warmup_lp", "chain0.rho", "chain0.alpha", "chain1.rho", "chain1.alpha"
+        }  # fmt: skip
+    assert np.load(tmp_path / "run.ckpt.draws.npy", mmap_mode="r").shape == (2, 8, 33)
     resumed = sample_pg_gibbs(small_data, seed=11, checkpoint=path, checkpoint_every=5, **opts)
     assert resumed.attrs["resumed"] == 1
     assert _digest(resumed) == _digest(reference)
@@ -512,26 +516,23 @@ def test_checkpoint_of_another_run_is_refused(small_data: dict[str, Any], tmp_pa
         sample_pg_gibbs(small_data, seed=1, **opts)
 
 
-def test_a_checkpoint_from_before_overrelax_resumes_as_overrelax_zero(
+def test_a_checkpoint_of_an_earlier_layout_is_refused_by_name(
     small_data: dict[str, Any], tmp_path: Path
 ) -> None:
-    """Checkpoints written before ``overrelax`` existed do not record it; they ran with 0."""
+    """Checkpoints written before the common driver hold another layout: refused, named."""
     import json
 
     from bayeswe.samplers.checkpoint import write_npz_atomic
 
     path = tmp_path / "run.ckpt"
     opts = {"chains": 1, "iter_warmup": 2, "iter_sampling": 6, "checkpoint": path}
-    first = sample_pg_gibbs(small_data, seed=3, **opts)
+    sample_pg_gibbs(small_data, seed=3, **opts)
     with np.load(path) as f:
         arrays = {k: f[k] for k in f.files if k != "meta"}
         meta = json.loads(str(f["meta"]))
-    del meta["overrelax"]
-    write_npz_atomic(path, arrays, meta)
-    again = sample_pg_gibbs(small_data, seed=3, **opts)
-    assert _digest(again) == _digest(first)
-    with pytest.raises(ValueError, match="another run"):
-        sample_pg_gibbs(small_data, seed=3, overrelax=-0.5, **opts)
+    write_npz_atomic(path, arrays, {**meta, "version": 3})
+    with pytest.raises(ValueError, match="layout version 3; this bayeswe reads version 4"):
+        sample_pg_gibbs(small_data, seed=3, **opts)
 
 
 # ----------------------------------------------------------------------------- arguments

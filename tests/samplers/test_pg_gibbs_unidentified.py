@@ -156,7 +156,8 @@ def test_resumed_run_equals_uninterrupted_run(tmp_path: Path) -> None:
                            callback=interrupt, **opts)  # fmt: skip
     with np.load(path) as f:
         meta = json.loads(str(f["meta"]))
-    assert len(meta["rng_states"][0]) == 3 and meta["gauge_moves"] is True
+    chain0 = meta["chain_records"][0]
+    assert len(chain0["rng_states"]) == 3 and meta["settings"]["gauge_moves"] is True
     resumed = pg.sample_pg_gibbs(data, seed=11, checkpoint=path, checkpoint_every=5, **opts)
     assert resumed.attrs["resumed"] == 1
     assert _digest(resumed) == _digest(reference)
