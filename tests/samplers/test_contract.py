@@ -46,3 +46,85 @@ def test_iter_sampling_and_thin_keep_as_many_draws_as_cmdstanpy(case, small_data
     )  # fmt: skip
     assert idata.posterior.sizes["chain"] == 2
     assert idata.posterior.sizes["draw"] == math.ceil(ITER_SAMPLING / THIN) == 11
+
+
+# ----------------------------------------------------------- the driver's promises
+
+#: The bayeswe Markov chain samplers, all run by :func:`bayeswe.samplers.driver.run_chains`.
+SAMPLERS = ["pg-gibbs", "cgs (lda)", "cgs (gaussian_lda)", "alias-mh"]
+RUN = {"chains": 2, "iter_warmup": 4, "iter_sampling": 9, "thin": 2}
+
+
+def _fit(case: str, small_data: dict[str, Any], **options: Any) -> Any:
+    model, data, extra = _cases(small_data)[case]
+    return bayeswe.fit(model, data, method=case.split()[0], seed=7, **RUN, **extra, **options)
+
+
+def _draws(idata: Any) -> dict[str, Any]:
+    """Every kept value and statistic, by group and name."""
+    return {
+        (group, name): idata[group][name].values
+        for group in ("posterior", "sample_stats", "warmup_sample_stats")
+        for name in idata[group].data_vars
+    }
+
+
+def _assert_same(a: Any, b: Any) -> None:
+    da, db = _draws(a), _draws(b)
+    assert da.keys() == db.keys()
+    for key, value in da.items():
+        assert value.shape == db[key].shape and (value == db[key]).all(), key
+
+
+@pytest.mark.parametrize("case", SAMPLERS)
+def test_same_seed_same_draws_whatever_the_threads(case, small_data) -> None:
+    """Chains own their streams: neither chains in parallel nor Numba threads change a draw."""
+    one = _fit(case, small_data, parallel_chains=1, threads_per_chain=1)
+    two = _fit(case, small_data, parallel_chains=2, threads_per_chain=2)
+    _assert_same(one, two)
+    other_seed = bayeswe.fit(
+        *_cases(small_data)[case][:2], method=case.split()[0], seed=8, **RUN,
+        **_cases(small_data)[case][2],
+    )  # fmt: skip
+    assert not (one.sample_stats["lp"].values == other_seed.sample_stats["lp"].values).all()
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("case", SAMPLERS)
+def test_a_run_stopped_and_resumed_equals_the_uninterrupted_run(case, small_data, tmp_path) -> None:
+    straight = _fit(case, small_data)
+    path = tmp_path / "run.ckpt"
+
+    def stop(done: int) -> None:
+        if done == 8:  # after the checkpoint of sweep 6, in the kept sweeps
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        _fit(case, small_data, checkpoint=path, checkpoint_every=3, callback=stop)
+    resumed = _fit(case, small_data, checkpoint=path, checkpoint_every=3)
+    assert resumed.attrs["resumed"]
+    _assert_same(resumed, straight)
+
+
+@pytest.mark.parametrize("case", SAMPLERS)
+def test_the_output_has_the_documented_groups_dims_and_coords(case, small_data) -> None:
+    idata = _fit(case, small_data)
+    assert {"posterior", "sample_stats", "warmup_sample_stats"} <= set(idata.groups())
+    kept = math.ceil(RUN["iter_sampling"] / RUN["thin"])
+    for group, draws in (("posterior", kept), ("sample_stats", kept), ("warmup_sample_stats", 4)):
+        assert dict(idata[group].sizes)["chain"] == 2
+        assert idata[group].sizes["draw"] == draws, group
+    assert idata.sample_stats["lp"].dims == ("chain", "draw")
+    assert idata.warmup_sample_stats["lp"].dims == ("chain", "draw")
+    for name, var in idata.posterior.data_vars.items():
+        assert var.dims[:2] == ("chain", "draw"), name
+        for dim in var.dims[2:]:
+            # every dim is labelled, and the labels are the ones the data carry
+            assert dim in idata.posterior.coords, (name, dim)
+    for key in ("method", "seed", "iter_warmup", "iter_sampling", "thin", "wall_time",
+                "sweep_time", "parallel_chains"):  # fmt: skip
+        assert key in idata.attrs, key
+    assert idata.attrs["iter_warmup"] == 4 and idata.attrs["iter_sampling"] == 9
