@@ -110,5 +110,11 @@ class NonFiniteStateError(SamplerError, FloatingPointError):
         self.sweep = sweep
 
 
+class StateMethodError(SamplerError, ValueError):
+    """A sampler's state is stepped with a method it was not initialised for (for
+    example a Gaussian LDA state built for ``cgs``, which holds no alias tables, stepped
+    with ``alias-mh``)."""
+
+
 class SamplerWarning(UserWarning):
     """A sampler finished but something in the run needs the user's attention."""

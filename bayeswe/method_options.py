@@ -43,6 +43,8 @@ APPROXIMATION_OPTIONS: tuple[str, ...] = ("iter", "tol_rel_obj", "draws", "outpu
 _CORES = "min(chains, cores)"
 _PROCESS = "off (on in the CLI)"
 _TEMPORARY = "a temporary directory"
+#: Gaussian LDA's kernels visit tokens one after another: Numba threads change nothing.
+_SERIAL = "accepted; no effect (serial kernels)"
 
 #: ``{(method, model): {option: default}}``; ``None``: the method does not take the option.
 #: Stan's defaults are CmdStan's (``show_progress`` is off in the library).
@@ -68,12 +70,12 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "show_progress": _PROCESS,
     },
     ("cgs", "gaussian_lda"): {
-        "chains": 4, "parallel_chains": "min(chains, 2)", "threads_per_chain": None,
+        "chains": 4, "parallel_chains": "min(chains, 2)", "threads_per_chain": _SERIAL,
         "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },
     ("alias-mh", "gaussian_lda"): {
-        "chains": 4, "parallel_chains": "min(chains, 2)", "threads_per_chain": None,
+        "chains": 4, "parallel_chains": "min(chains, 2)", "threads_per_chain": _SERIAL,
         "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },

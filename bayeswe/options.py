@@ -49,6 +49,8 @@ DEPRECATED_OPTIONS: Mapping[str, Mapping[str, str]] = {
         "threads": "threads_per_chain",
         "progress": "show_progress",
     },
+    # bayeswe.glda.infer_theta's run lengths
+    "infer_theta": {"burn_in": "iter_warmup", "sweeps": "iter_sampling"},
     "cavi": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
     "jj-vb": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
     **{

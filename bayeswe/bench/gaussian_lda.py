@@ -25,7 +25,7 @@ and the Lee corpus (gensim's ``lee_background.cor``, :func:`lee_corpus`) with Gl
 synthetic corpus, K <= 20 only, one burn-in and one timed sweep, 20 naive tokens.
 
 **Equal footing.** Every sampler starts from the same state: a k-means start followed
-by ``--burn-in`` exact sweeps. Compilation is excluded for all: each ``cgs`` variant
+by ``--iter-warmup`` exact sweeps. Compilation is excluded for all: each ``cgs`` variant
 gets one untimed sweep on a copy, the naive kernel an untimed call, and the alias
 samplers one untimed sweep that also builds every word's table once (their later
 table rebuilds, after ``K`` uses of a word, are timed). Then ``--sweeps`` timed sweeps
@@ -163,7 +163,7 @@ def _time_sweeps(problem: GLDAProblem, state: GLDAState, sweeps: int, **kw: Any)
         t = harness.timed(step, problem, state, **kw)
         cpu.append(t.cpu_s)
         wall.append(t.wall_s)
-        acc.append(t.value.acceptance_rate)
+        acc.append(t.value[1].acceptance_rate)
     per_sweep = float(np.median(cpu))
     return {
         "sec_per_iter": per_sweep,
@@ -208,7 +208,7 @@ def _time_naive(problem: GLDAProblem, state: GLDAState, n_tokens: int) -> dict[s
 def setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) -> dict[str, Any]:
     """Time every sampler on corpus ``name`` with ``K`` topics from one burnt-in state.
 
-    ``args``: ``seed``, ``burn_in`` (exact sweeps from a k-means start, not timed),
+    ``args``: ``seed``, ``iter_warmup`` (exact sweeps from a k-means start, not timed),
     ``sweeps`` (timed sweeps per sampler) and ``naive_tokens`` (tokens timed for the
     naive sampler), as :func:`build_parser` makes them. Returns the setting's sizes, the
     timings of ``cholesky``, ``cholesky_solve``, ``alias``, ``alias_document``,
@@ -216,7 +216,7 @@ def setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) 
     """
     problem = GLDAProblem.from_data(with_topics(data, K))
     base = init_state(problem, seed=args.seed, method="alias-mh", init="kmeans")
-    for _ in range(args.burn_in):
+    for _ in range(args.iter_warmup):
         step(problem, base, method="cgs")
     out: dict[str, Any] = {
         "corpus": name,
@@ -225,7 +225,7 @@ def setting(name: str, data: GaussianLDAData, K: int, args: argparse.Namespace) 
         "n_docs": problem.n_docs,
         "n_words": int(problem.emb.shape[0]),
         "n_tokens": problem.n_tokens,
-        "burn_in_sweeps": args.burn_in,
+        "burn_in_sweeps": args.iter_warmup,
         "timed_sweeps": args.sweeps,
     }
     for label, options in SIDES.items():
@@ -257,7 +257,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     harness.add_common_options(parser, quick="tiny synthetic setting (smoke test)")
     parser.add_argument("--no-real", action="store_true", help="skip the Lee corpus")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--burn-in", type=int, default=3, help="exact sweeps before timing")
+    parser.add_argument(
+        "--iter-warmup", "--burn-in", type=int, default=3, help="exact sweeps before timing"
+    )
     parser.add_argument(
         "--sweeps", type=int, default=7, help="timed sweeps per sampler (the median counts)"
     )
@@ -272,7 +274,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.quick:
         Ks = [k for k in Ks if k <= 20] or [Ks[0]]
         synth = synthetic_corpus(n_docs=20, doc_length=30, n_words=200, K_true=10, D=50, seed=0)
-        args = argparse.Namespace(**{**vars(args), "burn_in": 1, "sweeps": 1, "naive_tokens": 20})
+        quick = {"iter_warmup": 1, "sweeps": 1, "naive_tokens": 20}
+        args = argparse.Namespace(**{**vars(args), **quick})
     else:
         synth = synthetic_corpus(
             n_docs=500, doc_length=100, n_words=3000, K_true=20, D=50, seed=args.seed

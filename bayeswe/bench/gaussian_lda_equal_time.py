@@ -100,8 +100,8 @@ def compare(
                 "sweeps": sweeps,
                 "cpu_s": cpu_s,
                 "wall_s": sum(t.wall_s for _, t in run.trace[:sweeps]),
-                "lp": last.value.lp,
-                "acceptance_rate": last.value.acceptance_rate,
+                "lp": last.value[1].lp,
+                "acceptance_rate": last.value[1].acceptance_rate,
             }
         row["lp_alias_minus_cgs"] = row["alias"]["lp"] - row["cgs"]["lp"]
         rows.append(row)

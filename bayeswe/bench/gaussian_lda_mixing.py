@@ -70,9 +70,9 @@ side's clock. Default 0: single-token moves only, the paper's samplers.
   ``--type-moves``, so that single-token chains start nearer the level they would
   reach; they may still climb from it.
 * Same clock and budget: CPU seconds of the sampling thread (``time.thread_time``; the
-  kernels are single-threaded). Each sampler runs ``burn-in + window`` CPU seconds
+  kernels are single-threaded). Each sampler runs ``warm-up + window`` CPU seconds
   (defaults per K in :data:`BUDGETS`: 30+60, 90+180 and 120+240 s for K = 20, 100, 500;
-  ``--burn-in`` and ``--window`` set them for every K); everything it does from the
+  ``--warmup`` and ``--window`` set them for every K); everything it does from the
   start is timed, table builds included.
 * ESS: ArviZ's bulk ESS of the ``lp`` trace of the sweeps that ended inside the window
   (and of the held-out trace's points inside it), divided by the CPU seconds of those
@@ -147,7 +147,7 @@ __all__ = [
     "variant_options",
 ]
 
-#: (burn-in, window) CPU seconds per K; other K use the largest K below them.
+#: (warm-up, window) CPU seconds per K; other K use the largest K below them.
 BUDGETS: dict[int, tuple[float, float]] = {
     20: (30.0, 60.0),
     100: (90.0, 180.0),
@@ -443,7 +443,7 @@ def _run_side(
     changed: list[int] = []
     next_eval = 0.0
     while True:
-        info = step(problem, state, method=method, **options)
+        _, info = step(problem, state, method=method, **options)
         now = time.thread_time() - t0 - off
         lp_trace.append((now, float(info.lp)))
         changed.append(info.changed)
@@ -514,7 +514,7 @@ def advance_shared_start(
         return base, sweeps, last_lp, accepted
     t0 = time.thread_time()
     while time.thread_time() - t0 < seconds:
-        info = step(problem, base, method=method, **(blocks or {}))
+        _, info = step(problem, base, method=method, **(blocks or {}))
         last_lp, accepted = float(info.lp), accepted + int(info.type_moves_accepted)
         sweeps += 1
     if method != "cgs":
@@ -786,7 +786,7 @@ def run(
     jobs: int = 1,
     real: bool = True,
     quick: bool = False,
-    burn_in: float | None = None,
+    warmup: float | None = None,
     window: float | None = None,
     variants: Sequence[Variant] = (DEFAULT_VARIANT,),
     heldout_every: int = HELDOUT_EVERY,
@@ -815,13 +815,13 @@ def run(
 
     if jobs == 1:
         for K, seed in cells:
-            rows.append(cell(K, seed, docs, real, quick, (burn_in, window), *extra))
+            rows.append(cell(K, seed, docs, real, quick, (warmup, window), *extra))
             harness.progress(brief(rows[-1]))
     else:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
             futures = [
-                pool.submit(cell, K, seed, docs, real, quick, (burn_in, window), *extra)
+                pool.submit(cell, K, seed, docs, real, quick, (warmup, window), *extra)
                 for K, seed in cells
             ]
             for future in concurrent.futures.as_completed(futures):
@@ -843,7 +843,7 @@ def run(
             "synthetic_words": synthetic_words,
             "dims": dims,
             "jobs": jobs,
-            "budgets_cpu_s": {K: _budget(K, quick, (burn_in, window)) for K in topics},
+            "budgets_cpu_s": {K: _budget(K, quick, (warmup, window)) for K in topics},
             "start": "k-means (init_state init='kmeans', seed), one copy per sampler"
             if not shared_start
             else f"the state {shared_start_method} reaches from the k-means start (init_state "
@@ -945,7 +945,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         help="project the word vectors on their first DIMS principal components "
         "(default: all 50 dimensions)",
     )
-    parser.add_argument("--burn-in", type=float, default=None, help="burn-in CPU s for every K")
+    parser.add_argument(
+        "--warmup", "--burn-in", type=float, default=None, help="warm-up CPU s for every K"
+    )
     parser.add_argument("--window", type=float, default=None, help="window CPU s for every K")
     parser.add_argument(
         "--variants",
@@ -990,7 +992,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     topics = (10, 20) if args.quick else [int(k) for k in str(args.topics).split(",") if k]
     if not topics or min(topics) < 2 or args.seeds < 1 or args.jobs < 1 or args.docs < 2:
         raise SystemExit("--topics values >= 2, --seeds >= 1, --jobs >= 1 and --docs >= 2")
-    for name in ("burn_in", "window"):
+    for name in ("warmup", "window"):
         if getattr(args, name) is not None and not getattr(args, name) > 0:
             raise SystemExit(f"--{name.replace('_', '-')} must be > 0")
     try:
@@ -1024,7 +1026,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             jobs=args.jobs,
             real=not args.no_real,
             quick=args.quick,
-            burn_in=args.burn_in,
+            warmup=args.warmup,
             window=args.window,
             variants=variants,
             heldout_every=0 if args.no_heldout else args.heldout_every,

@@ -14,6 +14,7 @@ from scipy.special import gammaln
 from bayeswe.corpus import BagOfWords
 from bayeswe.glda.data import GaussianLDADataError
 from bayeswe.kernels import glda as kern
+from bayeswe.options import rename_deprecated
 
 __all__ = [
     "infer_theta",
@@ -197,11 +198,12 @@ def infer_theta(
     embeddings: np.ndarray,
     *,
     seed: int,
-    sweeps: int = 100,
-    burn_in: int = 50,
+    iter_sampling: int = 100,
+    iter_warmup: int = 50,
     chain: int = 0,
     draw: int = -1,
     batch_size: int | None = None,
+    **deprecated: Any,
 ) -> xr.DataArray:
     """Topic proportions of new documents (section 5.2), with the learned topics fixed
     or updated by each batch of new documents.
@@ -231,8 +233,10 @@ def infer_theta(
         ``(V_new, D)`` vectors of ``new_corpus``'s vocabulary.
     seed
         Seed of the Gibbs sampler.
-    sweeps, burn_in
-        Sweeps after burn-in whose ``E[theta_d | z]`` are averaged, and sweeps before.
+    iter_sampling, iter_warmup
+        Sweeps after warm-up whose ``E[theta_d | z]`` are averaged, and sweeps before
+        (``sweeps`` and ``burn_in``, their earlier names, still work with a
+        ``DeprecationWarning``).
     batch_size
         ``None`` for fixed topics; else the documents per batch of the online version.
         Batch ``j`` draws from its own stream, ``SeedSequence(seed).spawn(n_batches)[j]``.
@@ -242,6 +246,13 @@ def infer_theta(
     xarray.DataArray
         ``(doc, topic)`` posterior mean of ``theta`` for the new documents.
     """
+    if deprecated:
+        renamed = rename_deprecated("infer_theta", deprecated)
+        unknown = sorted(set(renamed) - {"iter_sampling", "iter_warmup"})
+        if unknown:
+            raise TypeError(f"infer_theta() got unexpected keyword argument(s) {unknown}")
+        iter_sampling = renamed.get("iter_sampling", iter_sampling)
+        iter_warmup = renamed.get("iter_warmup", iter_warmup)
     if not isinstance(new_corpus, BagOfWords):
         raise GaussianLDADataError("new_corpus must be a BagOfWords")
     new_corpus.check_nonempty()
@@ -250,7 +261,7 @@ def infer_theta(
             f"dimension mismatch: {np.shape(embeddings)[0] if embeddings is not None else 0} "
             f"embedding rows for a vocabulary of {new_corpus.n_words} words"
         )
-    checks = [("sweeps", sweeps, 1), ("burn_in", burn_in, 0)]
+    checks = [("iter_sampling", iter_sampling, 1), ("iter_warmup", iter_warmup, 0)]
     if batch_size is not None:
         checks.append(("batch_size", batch_size, 1))
     for name, value, low in checks:
@@ -263,8 +274,8 @@ def infer_theta(
             new_corpus,
             _check_embeddings(embeddings, topics["mu"].shape[1]),
             seed=seed,
-            sweeps=sweeps,
-            burn_in=burn_in,
+            iter_sampling=iter_sampling,
+            iter_warmup=iter_warmup,
             batch_size=int(batch_size),
         )
         return _theta_array(theta, new_corpus)
@@ -283,11 +294,11 @@ def infer_theta(
     logw = np.empty(K)
     theta = np.zeros((new_corpus.n_docs, K))
     n_d = new_corpus.doc_lengths[:, None].astype(np.float64)
-    for t in range(burn_in + sweeps):
+    for t in range(iter_warmup + iter_sampling):
         kern.sweep_fixed(doc, word, z, loglik, alpha, n_dk, rng, logw)
-        if t >= burn_in:
+        if t >= iter_warmup:
             theta += (n_dk + alpha) / (n_d + alpha.sum())
-    theta /= sweeps
+    theta /= iter_sampling
     return _theta_array(theta, new_corpus)
 
 
@@ -306,8 +317,8 @@ def _infer_theta_online(
     emb: np.ndarray,
     *,
     seed: int,
-    sweeps: int,
-    burn_in: int,
+    iter_sampling: int,
+    iter_warmup: int,
     batch_size: int,
 ) -> np.ndarray:
     """``(doc, topic)`` mean ``E[theta_d | z]`` of the online version, batch by batch."""
@@ -354,13 +365,13 @@ def _infer_theta_online(
                            state.tscale, state.texp)  # fmt: skip
         for i in range(tok_doc.size):  # the batch's tokens join their start topics (eq. 4)
             kern.topic_move(int(z[i]), emb[tok_word[i]], 1.0, *topic_args, work)
-        for t in range(burn_in + sweeps):
+        for t in range(iter_warmup + iter_sampling):
             kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
                                state.tscale, state.texp)  # fmt: skip
             kern.sweep_cgs_precision(
                 tok_doc, tok_word, z, emb, alpha, n_dk, *topic_args, state.rng, work, 0,
                 tok_doc.size, *_precision_cache(state),
             )  # fmt: skip
-            if t >= burn_in:
+            if t >= iter_warmup:
                 theta[lo:hi] += (n_dk + alpha) / (lengths[lo:hi, None] + alpha.sum())
-    return theta / sweeps
+    return theta / iter_sampling

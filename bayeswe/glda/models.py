@@ -77,6 +77,8 @@ GAUSSIAN_LDA: StanModelSpec = register_model(
             "mu": ("topic", "dim"),
             "L_Sigma": ("topic", "dim", "dim2"),
             "Sigma": ("topic", "dim", "dim2"),
+            # the collapsed samplers' tokens per topic (not a Stan output)
+            "topic_tokens": ("topic",),
         },
         coords=_coords,
         check=_check_data,

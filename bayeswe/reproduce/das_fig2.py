@@ -164,7 +164,7 @@ def _per_iteration(params: dict[str, Any], seed: int) -> dict[str, Any]:
     data = _data(params["K"], params["docs"])
     args = argparse.Namespace(
         seed=seed,
-        burn_in=params["burn_in"],
+        iter_warmup=params["burn_in"],
         sweeps=params["sweeps"],
         naive_tokens=params["naive_tokens"],
     )

@@ -303,7 +303,10 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
 
     train = bag(train_docs, seen)
     n_topics, sweeps = int(params["K"]), int(params["sweeps"])
-    infer = {"sweeps": int(params["infer_sweeps"]), "burn_in": int(params["infer_burn_in"])}
+    infer = {
+        "iter_sampling": int(params["infer_sweeps"]),
+        "iter_warmup": int(params["infer_burn_in"]),
+    }
     started = time.process_time()
     online: dict[str, Any] = {}
     with warnings.catch_warnings():

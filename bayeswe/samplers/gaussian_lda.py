@@ -3,8 +3,10 @@
 ``bayeswe.fit("gaussian_lda", data, method="cgs" | "alias-mh", seed=, chains=, ...)``
 calls :func:`sample_gaussian_lda`. The sampler is a small per-chain
 :class:`GLDAState` (topic assignments plus the cached Cholesky factors of eq. (2)-(4))
-and a pure-ish :func:`step` (one sweep over all tokens by a Numba kernel of
-:mod:`bayeswe.kernels.glda`); the driver runs chains, burn-in, thinning and
+and :func:`step` (one sweep over all tokens by a Numba kernel of
+:mod:`bayeswe.kernels.glda`, updating the chain's state in place and returning it with
+a :class:`StepInfo`); :class:`GLDASampler` binds them to a run and
+:func:`bayeswe.samplers.driver.run_chains` runs the chains, warm-up, thinning and
 checkpoints.
 
 Saved per kept sweep (the collapsed state ``z`` determines the conditional
@@ -21,46 +23,37 @@ Rao-Blackwellised estimates, not draws from it):
 
 ``sample_stats``: ``lp`` = ``log p(z, v)`` (theta, mu, Sigma integrated out) and
 ``acceptance_rate`` (MH acceptance of the sweep; 1 for exact Gibbs).
-``warmup_sample_stats`` holds ``lp`` of every burn-in sweep.
+``warmup_sample_stats`` holds ``lp`` of every warm-up sweep.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
-import math
 import os
-import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import arviz as az
 import numpy as np
+from numpy.typing import NDArray
 
-from bayeswe.errors import CheckpointError, NonFiniteStateError
+from bayeswe.errors import StateMethodError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
 from bayeswe.kernels.glda import blocks as block_kern
 from bayeswe.options import build_options, check_bool, check_choice, check_int
-from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
-from bayeswe.samplers.checkpoint import (
-    check_checkpoint_path,
-    checkpoint_lock,
-    read_checkpoint,
-    write_npz_atomic,
-)
+from bayeswe.samplers.driver import CHECKPOINT_VERSION
 
 __all__ = [
     "CHECKPOINT_VERSION",
     "GLDAGibbsArgs",
     "GLDAProblem",
+    "GLDASampler",
     "GLDAState",
     "StepInfo",
     "init_state",
@@ -69,7 +62,6 @@ __all__ = [
     "step",
 ]
 
-CHECKPOINT_VERSION = 3  # 2: alias-mh state holds stale_t; 3: meta names the sampler
 METHODS = ("cgs", "alias-mh")
 DENSITIES = ("precision", "solve")
 SCANS = ("document", "word")
@@ -349,8 +341,9 @@ def step(
     type_moves: int = 0,
     _broken: int = 0,
     _broken_blocks: int = 0,
-) -> StepInfo:
-    """One sweep over all tokens (updates ``state`` in place) and its :class:`StepInfo`.
+) -> tuple[GLDAState, StepInfo]:
+    """One sweep over all tokens: ``state`` (updated in place, owned by the chain) and
+    the sweep's :class:`StepInfo`.
 
     ``density``: how the Mahalanobis distances of eq. (1) are computed, from a
     precision cache rebuilt from the factors at the start of the sweep and kept in step
@@ -370,8 +363,18 @@ def step(
     ``alias-mh``: 1 = always accept, 2 = log-densities in place of densities; -1 is
     correct but takes the general code path instead of the fast one of
     ``fresh_doc=False``, so that tests can compare the two.
+
+    Raises
+    ------
+    StateMethodError
+        ``method="alias-mh"`` on a state that :func:`init_state` built for ``cgs``
+        (it holds no alias tables).
+    ValueError
+        An unknown method, density or scan, or alias-MH options that do not fit.
     """
     K, D = problem.K, problem.D
+    if method == "alias-mh":
+        _check_alias_tables(problem, state)
     block_stats = np.zeros(3, dtype=np.int64)
     fused_blocks = False
     args = (
@@ -495,7 +498,26 @@ def step(
             )  # fmt: skip
     tried, accepted = int(block_stats[0]), int(block_stats[1])
     state.sweep += 1
-    return StepInfo(lp(problem, state), acc, int(changed), rebuilds, tried, accepted)
+    return state, StepInfo(lp(problem, state), acc, int(changed), rebuilds, tried, accepted)
+
+
+def _check_alias_tables(problem: GLDAProblem, state: GLDAState) -> None:
+    """``StateMethodError`` unless ``state`` holds alias-MH's per-word tables for
+    ``problem``: the kernel indexes them by word type without bounds checks."""
+    want = (problem.emb.shape[0], problem.K)
+    shapes = {
+        name: getattr(state, name).shape
+        for name in ("stale_logw", "stale_t", "alias_prob", "alias_idx")
+    }
+    shapes["stale_logq"] = state.stale_logq.shape + (problem.K,)
+    shapes["uses"] = state.uses.shape + (problem.K,)
+    wrong = {name: shape for name, shape in shapes.items() if shape != want}
+    if wrong:
+        raise StateMethodError(
+            f"method 'alias-mh' needs a state with alias tables of shape {want} (words, "
+            f"topics); this one has {wrong}: it was built by init_state(method='cgs'). "
+            "Build it with init_state(..., method='alias-mh')"
+        )
 
 
 #: Empty per-word topic lists for the scan by word, which does not use them.
@@ -698,6 +720,11 @@ class GLDAGibbsArgs:
     parallel_chains
         Chains run in parallel in this many threads (default ``min(chains, 2)``).
         The draws do not depend on it.
+    threads_per_chain
+        Numba threads per chain (default: Numba's setting). Accepted for the one
+        vocabulary of every method; the Gaussian LDA kernels are serial (a sweep
+        visits tokens one after another), so it changes neither the speed nor the
+        draws: run chains in parallel instead.
     checkpoint
         File holding the run's state; if it exists the run resumes from it.
     checkpoint_every
@@ -722,6 +749,7 @@ class GLDAGibbsArgs:
     type_moves: int | None = None
     init: str | None = None
     parallel_chains: int | None = None
+    threads_per_chain: int | None = None
     checkpoint: str | os.PathLike[str] | None = None
     checkpoint_every: int | None = None
     callback: Callable[[int], None] | None = None
@@ -758,6 +786,7 @@ class GLDAGibbsArgs:
             ("max_table_age", 1),
             ("type_moves", 0),
             ("parallel_chains", 1),
+            ("threads_per_chain", 1),
             ("checkpoint_every", 1),
         ):
             check_int(name, getattr(self, name), minimum=minimum)
@@ -787,8 +816,6 @@ class GLDAGibbsArgs:
                 if self.rebuild_every == NEVER
                 else int(self.rebuild_every)
             ),
-            # None (no age limit) is also what a checkpoint written before the option
-            # existed holds, so it resumes
             "max_table_age": None if self.max_table_age is None else int(self.max_table_age),
             "fresh_doc": False if self.fresh_doc is None else bool(self.fresh_doc),
             "density": "precision" if self.density is None else self.density,
@@ -798,29 +825,94 @@ class GLDAGibbsArgs:
         }
 
 
-# --------------------------------------------------------------------------- checkpoints
-
-
-def _read_checkpoint(path: Path, chains: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    # type_moves_accepted is missing from checkpoints written before block moves existed
-    outs = tuple(n for n in _OUT_ARRAYS if n != "type_moves_accepted")
-    required = (*(f"state_{name}" for name in GLDAState.ARRAYS), *outs)
-    arrays, meta = read_checkpoint(
-        path, kind="gaussian-lda", version=CHECKPOINT_VERSION, required=required
-    )
-    try:
-        if int(meta["sweep"]) < 0 or arrays["lp"].shape[0] != chains:
-            raise ValueError("sweep or chains")
-        float(meta["wall_time"])
-        int(meta["sigma_mode_used"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CheckpointError(
-            f"checkpoint {path} has a malformed meta record: {exc}", path=path
-        ) from None
-    return arrays, meta
-
-
 # --------------------------------------------------------------------------- driver
+
+#: Settings of ``alias-mh`` only: not part of a ``cgs`` run's settings.
+_ALIAS_ONLY = ("mh_steps", "rebuild_every", "max_table_age", "fresh_doc", "scan")
+
+
+class GLDASampler:
+    """Gaussian LDA chains of one method, for :func:`bayeswe.samplers.driver.run_chains`.
+
+    ``init`` starts chain ``c`` at :func:`init_state` (the run's ``init``), ``step`` is
+    :func:`step` with the run's settings; a kept sweep records the conditional posterior
+    means ``theta``, ``mu``, ``Sigma`` and ``topic_tokens`` (:func:`_summaries`), ``lp``,
+    ``acceptance_rate`` and ``sigma_mode`` (topics whose ``Sigma`` is the inverse-Wishart
+    mode); every sweep tallies alias-table rebuilds and accepted block moves.
+    """
+
+    name = "gaussian-lda"
+
+    def __init__(
+        self, problem: GLDAProblem, method: str, settings: Mapping[str, Any], seed: int
+    ) -> None:
+        self.problem = problem
+        self.method = method
+        self.seed = int(seed)
+        self.init_kind = settings["init"]
+        self.step_options = {
+            "method": method,
+            "density": settings["density"],
+            "type_moves": settings["type_moves"],
+        }
+        if method == "alias-mh":
+            self.step_options.update({k: settings[k] for k in _ALIAS_ONLY})
+        K, D = problem.K, problem.D
+        self.layout = {
+            "theta": ((problem.n_docs, K), np.float64),
+            "mu": ((K, D), np.float64),
+            "Sigma": ((K, D, D), np.float64),
+            "topic_tokens": ((K,), np.int64),
+            "lp": ((), np.float64),
+            "acceptance_rate": ((), np.float64),
+            "sigma_mode": ((), np.int64),
+        }
+
+    def init(self, chain: int) -> GLDAState:
+        return init_state(
+            self.problem, seed=self.seed, chain=chain, method=self.method, init=self.init_kind
+        )
+
+    def step(self, state: GLDAState) -> tuple[GLDAState, StepInfo]:
+        return step(self.problem, state, **self.step_options)
+
+    def record(self, state: GLDAState, info: StepInfo) -> dict[str, Any]:
+        theta, mu, sigma, nk, n_mode = _summaries(self.problem, state)
+        return {
+            "theta": theta,
+            "mu": mu,
+            "Sigma": sigma,
+            "topic_tokens": nk,
+            "lp": info.lp,
+            "acceptance_rate": info.acceptance_rate,
+            "sigma_mode": n_mode,
+        }
+
+    def lp(self, info: StepInfo) -> float:
+        return info.lp
+
+    def tally(self, info: StepInfo) -> dict[str, int]:
+        return {"rebuilds": info.rebuilds, "type_moves_accepted": info.type_moves_accepted}
+
+    def dump(self, state: GLDAState) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        # the kernels' scratch (word_topic, doc_lists, word_lists) is rebuilt on resume
+        # from z and n_dk exactly as the uninterrupted chain holds it
+        return {name: getattr(state, name) for name in GLDAState.ARRAYS}, {"sweep": state.sweep}
+
+    def load(self, arrays: Mapping[str, NDArray[Any]], record: Mapping[str, Any]) -> GLDAState:
+        state = GLDAState(
+            **{name: np.array(arrays[name]) for name in GLDAState.ARRAYS},
+            sweep=int(record["sweep"]),
+        )
+        N, K = self.problem.n_tokens, self.problem.K
+        if state.z.shape != (N,) or state.n_dk.shape != (self.problem.n_docs, K):
+            raise ValueError(f"state of shape z {state.z.shape}, n_dk {state.n_dk.shape}")
+        if self.method == "alias-mh":
+            try:
+                _check_alias_tables(self.problem, state)
+            except StateMethodError as exc:
+                raise ValueError(str(exc)) from None
+        return state
 
 
 def sample_gaussian_lda(
@@ -853,245 +945,107 @@ def sample_gaussian_lda(
         ``Sigma (topic, dim, dim2)`` (conditional posterior means given ``z``, see the
         module docstring) and ``topic_tokens (topic)``; ``sample_stats``: ``lp``,
         ``acceptance_rate``; ``warmup_sample_stats``: ``lp``. ``attrs``: method,
-        seed, iter_warmup, iter_sampling, thin, parallel_chains, wall_time, resumed,
-        the priors.
+        seed, iter_warmup, iter_sampling, thin, parallel_chains, threads_per_chain,
+        wall_time, sweep_time, resumed, the priors.
 
     Raises
     ------
     ValueError
         Bad options.
     CheckpointError
-        The checkpoint path is a directory, the checkpoint is corrupt or was written
-        for other data or settings, or another run holds it.
+        The checkpoint path is a directory, the checkpoint is corrupt, of an earlier
+        layout, or was written for other data or settings, or another run holds it.
     NonFiniteStateError
         A chain's log density became NaN or infinite.
     GaussianLDADataError
         ``data`` is not a :class:`GaussianLDAData`.
     """
+    from bayeswe.glda.models import GAUSSIAN_LDA
+    from bayeswe.inference_data import to_inference_data
+    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
+
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     problem = GLDAProblem.from_data(data)
     args = GLDAGibbsArgs.from_options(method, options)
-    if chains is None:
-        chains = 4
+    chains = 4 if chains is None else chains
     if isinstance(chains, bool) or not isinstance(chains, (int, np.integer)) or chains < 1:
         raise ValueError(f"chains must be a positive integer, got {chains!r}")
-    chains = int(chains)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    seed = int(seed)
-    K, D, n_docs = problem.K, problem.D, problem.n_docs
-    settings = args.settings(K)
-    warmup, n_sampling, thin = settings["iter_warmup"], settings["iter_sampling"], settings["thin"]
-    total = warmup + n_sampling
-    n_keep = -(-n_sampling // thin)
-    meta_run = {
-        "sampler": "gaussian-lda",
-        "version": CHECKPOINT_VERSION,
+    chains, seed = int(chains), int(seed)
+    settings = args.settings(problem.K)
+    schedule = Schedule(settings.pop("iter_warmup"), settings.pop("iter_sampling"),
+                        settings.pop("thin"))  # fmt: skip
+    if method == "cgs":
+        # the alias-MH options do not change a cgs chain
+        for name in _ALIAS_ONLY:
+            del settings[name]
+    sampler = GLDASampler(problem, method, settings, seed)
+    run = run_chains(
+        sampler,
+        chains=chains,
+        schedule=schedule,
+        seed=seed,
+        fingerprint=problem.fingerprint(),
+        settings={"method": method, **settings},
+        options=RunOptions(
+            parallel_chains=(
+                min(chains, 2) if args.parallel_chains is None else int(args.parallel_chains)
+            ),
+            threads_per_chain=args.threads_per_chain,
+            checkpoint=args.checkpoint,
+            checkpoint_every=50 if args.checkpoint_every is None else int(args.checkpoint_every),
+            callback=args.callback,
+            show_progress=args.show_progress,
+        ),
+    )
+    attrs = {
         "model": "gaussian_lda",
         "method": method,
-        "fingerprint": problem.fingerprint(),
         "seed": seed,
         "chains": chains,
-        **settings,
-    }
-    step_kw = {
-        "method": method,
-        "mh_steps": settings["mh_steps"],
-        "rebuild_every": settings["rebuild_every"],
-        "max_table_age": settings["max_table_age"],
-        "fresh_doc": settings["fresh_doc"],
+        "iter_warmup": schedule.iter_warmup,
+        "iter_sampling": schedule.iter_sampling,
+        "thin": schedule.thin,
+        "parallel_chains": run.parallel_chains,
+        "threads_per_chain": run.threads_per_chain,
+        "init": settings["init"],
+        "wall_time": run.wall_time,
+        "sweep_time": run.sweep_time,
+        "resumed": int(run.resumed),
+        "n_tokens": problem.n_tokens,
+        "saved_parameters": "conditional posterior means given z (Rao-Blackwellised)",
+        "sigma_mode_used": int(run.draws["sigma_mode"].sum()),
+        "alpha": json.dumps(problem.alpha.tolist()),
+        "kappa": problem.kappa0,
+        "nu": problem.nu0,
+        "rng": "splitmix64 per chain from SeedSequence(seed, spawn_key=(chain,))",
         "density": settings["density"],
-        "scan": settings["scan"],
         "type_moves": settings["type_moves"],
+        "type_moves_accepted": json.dumps(run.totals["type_moves_accepted"].tolist()),
     }
-
-    # Refuse an impossible checkpoint path before any work; one run per checkpoint.
-    path = None if args.checkpoint is None else check_checkpoint_path(args.checkpoint)
-    with contextlib.ExitStack() as stack:
-        if path is not None:
-            stack.enter_context(checkpoint_lock(path))
-        resumed = path is not None and path.exists()
-        if resumed:
-            arrays, meta = _read_checkpoint(path, chains)
-            meta = {_RENAMED_SETTINGS.get(k, k): v for k, v in meta.items()}
-            # a checkpoint written before an option existed ran with its default; the
-            # alias-MH options do not change a cgs chain (and their defaults have changed)
-            ignored = _ALIAS_ONLY if method == "cgs" else ()
-            mismatch = {
-                k: (meta.get(k, _ADDED_DEFAULTS.get(k)), v)
-                for k, v in meta_run.items()
-                if k not in ignored and meta.get(k, _ADDED_DEFAULTS.get(k)) != v
-            }
-            if mismatch:
-                raise CheckpointError(
-                    f"checkpoint {path} was written for another run: {mismatch}", path=path
-                )
-            states = []
-            for c in range(chains):
-                fields = {name: arrays[f"state_{name}"][c].copy() for name in GLDAState.ARRAYS}
-                states.append(GLDAState(**fields, sweep=int(meta["sweep"])))
-            out = {name: arrays[name].copy() for name in _OUT_ARRAYS if name in arrays}
-            # written before block moves existed (type_moves 0, checked above)
-            out.setdefault("type_moves_accepted", np.zeros(chains, dtype=np.int64))
-            wall_before = float(meta["wall_time"])
-            mode_used = int(meta["sigma_mode_used"])
-        else:
-            states = [
-                init_state(problem, seed=seed, chain=c, method=method, init=settings["init"])
-                for c in range(chains)
-            ]
-            out = {
-                "theta": np.zeros((chains, n_keep, n_docs, K)),
-                "mu": np.zeros((chains, n_keep, K, D)),
-                "Sigma": np.zeros((chains, n_keep, K, D, D)),
-                "topic_tokens": np.zeros((chains, n_keep, K), dtype=np.int64),
-                "lp": np.zeros((chains, n_keep)),
-                "acceptance_rate": np.zeros((chains, n_keep)),
-                "warmup_lp": np.zeros((chains, warmup)),
-                "rebuilds": np.zeros(chains, dtype=np.int64),
-                "type_moves_accepted": np.zeros(chains, dtype=np.int64),
-            }
-            wall_before = 0.0
-            mode_used = 0
-
-        threads = (
-            min(chains, 2)
-            if args.parallel_chains is None
-            else min(int(args.parallel_chains), chains)
+    if method == "alias-mh":
+        attrs.update(
+            mh_steps=settings["mh_steps"],
+            rebuild_every=(
+                "once per sweep" if settings["rebuild_every"] is None else settings["rebuild_every"]
+            ),
+            max_table_age=json.dumps(settings["max_table_age"]),
+            fresh_doc=int(settings["fresh_doc"]),
+            scan=settings["scan"],
+            alias_rebuilds=json.dumps(run.totals["rebuilds"].tolist()),
         )
-        start = time.perf_counter()
-
-        def save(done: int) -> None:
-            meta = {
-                **meta_run,
-                "sweep": done,
-                "wall_time": wall_before + time.perf_counter() - start,
-                "sigma_mode_used": mode_used,
-            }
-            arrays = {
-                f"state_{name}": np.stack([getattr(s, name) for s in states])
-                for name in GLDAState.ARRAYS
-            }
-            arrays.update(out)
-            write_npz_atomic(path, arrays, meta)
-
-        def run_chain(c: int, t: int) -> StepInfo:
-            return step(problem, states[c], **step_kw)
-
-        pool = ThreadPoolExecutor(threads) if threads > 1 else None
-        bar = Progress(total, method, show=args.show_progress)
-        bar.update(states[0].sweep)
-        try:
-            every = 50 if args.checkpoint_every is None else int(args.checkpoint_every)
-            for t in range(states[0].sweep, total):
-                if pool is None:
-                    infos = [run_chain(c, t) for c in range(chains)]
-                else:
-                    infos = list(pool.map(lambda c, t=t: run_chain(c, t), range(chains)))
-                for c, info in enumerate(infos):
-                    if not math.isfinite(info.lp):
-                        raise NonFiniteStateError(
-                            f"{method}: chain {c} went non-finite in sweep {t + 1} (log density "
-                            f"{info.lp}); check the embeddings' scale and the priors",
-                            chain=c,
-                            sweep=t + 1,
-                        )
-                    out["rebuilds"][c] += info.rebuilds
-                    out["type_moves_accepted"][c] += info.type_moves_accepted
-                    if t < warmup:
-                        out["warmup_lp"][c, t] = info.lp
-                    elif (t - warmup) % thin == 0:
-                        j = (t - warmup) // thin
-                        theta, mu, sigma, nk, n_mode = _summaries(problem, states[c])
-                        out["theta"][c, j] = theta
-                        out["mu"][c, j] = mu
-                        out["Sigma"][c, j] = sigma
-                        out["topic_tokens"][c, j] = nk
-                        out["lp"][c, j] = info.lp
-                        out["acceptance_rate"][c, j] = info.acceptance_rate
-                        mode_used += n_mode
-                done = t + 1
-                if path is not None and (done % every == 0 or done == total):
-                    save(done)
-                if args.callback is not None:
-                    args.callback(done)
-                bar.update(1)
-        finally:
-            bar.close()
-            if pool is not None:
-                pool.shutdown()
-        wall_time = wall_before + time.perf_counter() - start
-
-        attrs = {
-            "model": "gaussian_lda",
-            "method": method,
-            "seed": seed,
-            "chains": chains,
-            "iter_warmup": warmup,
-            "iter_sampling": n_sampling,
-            "thin": thin,
-            "parallel_chains": threads,
-            "init": settings["init"],
-            "wall_time": wall_time,
-            "resumed": int(resumed),
-            "n_tokens": problem.n_tokens,
-            "saved_parameters": "conditional posterior means given z (Rao-Blackwellised)",
-            "sigma_mode_used": mode_used,
-            "alpha": json.dumps(problem.alpha.tolist()),
-            "kappa": problem.kappa0,
-            "nu": problem.nu0,
-            "rng": "splitmix64 per chain from SeedSequence(seed, spawn_key=(chain,))",
-            "density": settings["density"],
-            "type_moves": settings["type_moves"],
-            "type_moves_accepted": json.dumps(out["type_moves_accepted"].tolist()),
-        }
-        if method == "alias-mh":
-            attrs.update(
-                mh_steps=settings["mh_steps"],
-                rebuild_every=(
-                    "once per sweep"
-                    if settings["rebuild_every"] is None
-                    else settings["rebuild_every"]
-                ),
-                max_table_age=json.dumps(settings["max_table_age"]),
-                fresh_doc=int(settings["fresh_doc"]),
-                scan=settings["scan"],
-                alias_rebuilds=json.dumps(out["rebuilds"].tolist()),
-            )
-        return _to_idata(problem, out, attrs)
-
-
-#: Settings that checkpoints of earlier releases recorded under other names.
-_RENAMED_SETTINGS: dict[str, str] = {"sweeps": "iter_sampling", "burn_in": "iter_warmup"}
-#: Settings added after checkpoints were first written, with the value those runs had.
-_ADDED_DEFAULTS: dict[str, Any] = {"scan": "document", "type_moves": 0}
-#: Settings of ``alias-mh`` only: not compared when a ``cgs`` run resumes.
-_ALIAS_ONLY = ("mh_steps", "rebuild_every", "max_table_age", "fresh_doc", "scan")
-
-_OUT_ARRAYS = (
-    "theta", "mu", "Sigma", "topic_tokens", "lp", "acceptance_rate", "warmup_lp", "rebuilds",
-    "type_moves_accepted",
-)  # fmt: skip
-
-
-def _to_idata(problem: GLDAProblem, out: Mapping[str, np.ndarray], attrs: dict) -> az.InferenceData:
-    coords = problem.data.coords()
-    coords.pop("word")
-    idata = az.from_dict(
-        posterior={k: out[k] for k in ("theta", "mu", "Sigma", "topic_tokens")},
-        sample_stats={"lp": out["lp"], "acceptance_rate": out["acceptance_rate"]},
-        warmup_sample_stats={"lp": out["warmup_lp"]} if out["warmup_lp"].shape[1] else None,
-        coords=coords,
-        dims={
-            "theta": ["doc", "topic"],
-            "mu": ["topic", "dim"],
-            "Sigma": ["topic", "dim", "dim2"],
-            "topic_tokens": ["topic"],
-        },
-        save_warmup=bool(out["warmup_lp"].shape[1]),
+    # the collapsed samplers keep no observed_data / constant_data groups; the zoo's
+    # declaration names the dims, the document ids are the doc coords
+    spec = dataclasses.replace(GAUSSIAN_LDA, data_fields=(), check=None)
+    posterior = {name: run.draws[name] for name in ("theta", "mu", "Sigma", "topic_tokens")}
+    return to_inference_data(
+        spec,
+        posterior,
+        data={"doc_ids": problem.data.corpus.doc_ids},
+        sample_stats={name: run.draws[name] for name in ("lp", "acceptance_rate")},
+        warmup_sample_stats={"lp": run.warmup_lp} if schedule.iter_warmup else None,
         attrs=attrs,
+        library=None,
     )
-    for group in ("posterior", "sample_stats"):
-        idata[group].attrs.update(attrs)
-    return idata

@@ -43,7 +43,7 @@ def _climb(problem: GLDAProblem, seed: int, method: str, **options) -> tuple[flo
     """(log joint after SWEEPS sweeps minus the start's, acceptance rate of each sweep)."""
     state = init_state(problem, seed=seed, method=method)
     start = lp(problem, state)
-    infos = [step(problem, state, method=method, **options) for _ in range(SWEEPS)]
+    infos = [step(problem, state, method=method, **options)[1] for _ in range(SWEEPS)]
     return infos[-1].lp - start, [info.acceptance_rate for info in infos]
 
 
@@ -103,8 +103,8 @@ def test_document_scan_after_word_scan_builds_its_own_tables() -> None:
     unbuilt.tables_cumulative = None
     frozen = {"scan": "document", "rebuild_every": 10**9}
     for _ in range(3):
-        mine = step(problem, switched, method="alias-mh", **frozen)
-        reference = step(problem, unbuilt, method="alias-mh", **frozen)
+        _, mine = step(problem, switched, method="alias-mh", **frozen)
+        _, reference = step(problem, unbuilt, method="alias-mh", **frozen)
         np.testing.assert_array_equal(switched.z, unbuilt.z)
         assert mine.lp == reference.lp
 

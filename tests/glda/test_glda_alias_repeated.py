@@ -72,7 +72,7 @@ def _chains(problem: GLDAProblem, method: str, sweeps: int, **kw) -> np.ndarray:
     for c in range(CHAINS):
         state = init_state(problem, seed=100 + c, method=method)
         for t in range(sweeps):
-            lp = step(problem, state, method=method, **kw).lp
+            lp = step(problem, state, method=method, **kw)[1].lp
             counts = np.bincount(state.z, minlength=K)
             out[c, t] = lp, (counts * (counts - 1) // 2).sum()
     return out[:, sweeps // 10 :]

@@ -9,6 +9,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 import bayeswe
+from bayeswe.errors import CheckpointError
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.samplers.gaussian_lda import GLDAProblem
 
@@ -162,15 +163,15 @@ def test_max_table_age_rebuilds_every_table_once_per_age(synthetic, age: int) ->
     n_types = np.unique(problem.tok_word).size
     state = init_state(problem, seed=4, method="alias-mh")
     kw = {"method": "alias-mh", "scan": "document", "rebuild_every": 10**9, "max_table_age": age}
-    assert step(problem, state, **kw).rebuilds == n_types  # first sweep: every table built
-    rebuilds = [step(problem, state, **kw).rebuilds for _ in range(6 * age)]
+    assert step(problem, state, **kw)[1].rebuilds == n_types  # first sweep: every table built
+    rebuilds = [step(problem, state, **kw)[1].rebuilds for _ in range(6 * age)]
     assert sum(rebuilds) == 6 * n_types
     # every table was built in sweep 1, so all of them come due together
     assert rebuilds == ([0] * (age - 1) + [n_types]) * 6
     # without an age limit those tables are never rebuilt
     state = init_state(problem, seed=4, method="alias-mh")
     kw["max_table_age"] = None
-    assert [step(problem, state, **kw).rebuilds for _ in range(4)] == [n_types, 0, 0, 0]
+    assert [step(problem, state, **kw)[1].rebuilds for _ in range(4)] == [n_types, 0, 0, 0]
 
 
 def test_never_rebuilt_tables_are_built_once_and_draw_like_a_huge_rebuild_every(
@@ -184,7 +185,7 @@ def test_never_rebuilt_tables_are_built_once_and_draw_like_a_huge_rebuild_every(
     n_types = np.unique(problem.tok_word).size
     frozen, huge = (init_state(problem, seed=5, method="alias-mh") for _ in range(2))
     kw = {"method": "alias-mh", "scan": "document"}
-    rebuilds = [step(problem, frozen, rebuild_every="never", **kw).rebuilds for _ in range(5)]
+    rebuilds = [step(problem, frozen, rebuild_every="never", **kw)[1].rebuilds for _ in range(5)]
     assert rebuilds == [n_types, 0, 0, 0, 0]
     for _ in range(5):
         step(problem, huge, rebuild_every=10**9, **kw)
@@ -209,12 +210,12 @@ def test_word_scan_builds_each_table_once_per_sweep_before_its_tokens(synthetic)
     problem = GLDAProblem.from_data(synthetic[0])
     n_types = np.unique(problem.tok_word).size
     state = init_state(problem, seed=4, method="alias-mh")
-    infos = [step(problem, state, method="alias-mh") for _ in range(4)]
+    infos = [step(problem, state, method="alias-mh")[1] for _ in range(4)]
     assert [info.rebuilds for info in infos] == [n_types] * 4
     assert all(0.0 < info.acceptance_rate <= 1.0 for info in infos)
     # the corpus-order scan rebuilds by uses: none while every table is younger than K
     by_doc = init_state(problem, seed=4, method="alias-mh")
-    infos = [step(problem, by_doc, method="alias-mh", scan="document") for _ in range(2)]
+    infos = [step(problem, by_doc, method="alias-mh", scan="document")[1] for _ in range(2)]
     assert [info.rebuilds for info in infos] == [n_types, 0]
     by_word = init_state(problem, seed=4, method="alias-mh")
     with pytest.raises(ValueError, match="max_table_age apply to scan='document' only"):
@@ -245,50 +246,47 @@ def test_word_scan_attrs_and_resume(tiny, tmp_path) -> None:
         bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **{**kw, "scan": "document"})
 
 
-def test_checkpoint_without_scan_resumes_as_document_scan(tiny, tmp_path) -> None:
-    """A checkpoint written before ``scan`` existed ran the corpus-order scan, then the
-    default: it resumes with ``scan="document"`` and is refused by the default scan."""
-    import json
-
+def test_checkpoint_of_the_earlier_layout_is_refused_by_name(tiny, tmp_path) -> None:
+    """A checkpoint of the layout before the shared driver (version 3) is refused with
+    a message naming its version, not read as a run of the current layout."""
     from bayeswe.samplers.checkpoint import write_npz_atomic
+    from bayeswe.samplers.driver import CHECKPOINT_VERSION
 
-    kw = dict(method="alias-mh", seed=3, chains=1, iter_sampling=6, iter_warmup=2, scan="document")
-    whole = bayeswe.fit("gaussian_lda", tiny, **kw)
-    path = tmp_path / "old.npz"
-    _interrupt_after(tiny, path, kw, sweeps=5)
-    with np.load(path) as f:
-        arrays = {k: f[k] for k in f.files if k != "meta"}
-        meta = json.loads(str(f["meta"]))
-    del meta["scan"]
-    write_npz_atomic(path, arrays, meta)
-    with pytest.raises(ValueError, match="written for another run"):
-        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **{**kw, "scan": None})
-    resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
-    np.testing.assert_array_equal(whole.posterior["mu"].values, resumed.posterior["mu"].values)
+    path = tmp_path / "v3.npz"
+    write_npz_atomic(path, {"lp": np.zeros(1)}, {"sampler": "gaussian-lda", "version": 3})
+    with pytest.raises(CheckpointError, match=f"layout version 3; this bayeswe reads version "
+                                              f"{CHECKPOINT_VERSION}"):  # fmt: skip
+        bayeswe.fit("gaussian_lda", tiny, method="cgs", seed=3, chains=1, checkpoint=path)
 
 
-def test_cgs_checkpoint_ignores_the_alias_options(tiny, tmp_path) -> None:
-    """A cgs checkpoint written when alias-mh's defaults were corpus order and K uses
-    (no ``scan``, ``rebuild_every = K``) resumes: those options do not change cgs."""
-    import json
+def test_cgs_checkpoint_refused_by_alias_mh(tiny, tmp_path) -> None:
+    """The method is part of a run's settings: a cgs chain's state (no alias tables)
+    never resumes as alias-mh."""
+    kw = dict(seed=3, chains=1, iter_sampling=6, iter_warmup=2)
+    path = tmp_path / "cgs.npz"
+    _interrupt_after(tiny, path, {**kw, "method": "cgs"}, sweeps=3)
+    with pytest.raises(CheckpointError, match="written for another run.*method"):
+        bayeswe.fit("gaussian_lda", tiny, method="alias-mh", checkpoint=path, **kw)
 
-    from bayeswe.samplers.checkpoint import write_npz_atomic
 
-    kw = dict(method="cgs", seed=3, chains=1, iter_sampling=6, iter_warmup=2)
-    whole = bayeswe.fit("gaussian_lda", tiny, **kw)
-    path = tmp_path / "old_cgs.npz"
-    _interrupt_after(tiny, path, kw, sweeps=5)
-    with np.load(path) as f:
-        arrays = {k: f[k] for k in f.files if k != "meta"}
-        meta = json.loads(str(f["meta"]))
-    del meta["scan"]
-    meta["rebuild_every"] = tiny.n_topics
-    write_npz_atomic(path, arrays, meta)
-    resumed = bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
-    assert resumed.posterior.attrs["resumed"] == 1
-    np.testing.assert_array_equal(whole.posterior["mu"].values, resumed.posterior["mu"].values)
-    # settings that do change a cgs chain are still compared
-    meta["seed"] = 4
-    write_npz_atomic(path, arrays, meta)
-    with pytest.raises(ValueError, match="written for another run"):
-        bayeswe.fit("gaussian_lda", tiny, checkpoint=path, **kw)
+@pytest.mark.parametrize("scan", ["word", "document"])
+def test_cgs_state_stepped_as_alias_mh_is_a_typed_error(tiny, scan: str) -> None:
+    """A state built for cgs holds zero-row alias tables: stepping it with alias-mh
+    raises StateMethodError naming the problem, before any kernel reads them, and
+    leaves the state as it was."""
+    from bayeswe.errors import StateMethodError
+    from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, step
+
+    problem = GLDAProblem.from_data(tiny)
+    state = init_state(problem, seed=4, method="cgs")
+    z, rng = state.z.copy(), state.rng.copy()
+    with pytest.raises(StateMethodError, match=r"alias tables of shape \(10, 2\).*'cgs'"):
+        step(problem, state, method="alias-mh", scan=scan)
+    np.testing.assert_array_equal(state.z, z)
+    np.testing.assert_array_equal(state.rng, rng)
+    assert state.sweep == 0
+    # the same state steps as cgs, and a state built for alias-mh steps as either
+    assert step(problem, state, method="cgs")[0] is state
+    both = init_state(problem, seed=4, method="alias-mh")
+    step(problem, both, method="cgs")
+    assert step(problem, both, method="alias-mh", scan=scan)[1].acceptance_rate > 0

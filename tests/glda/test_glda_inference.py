@@ -53,11 +53,11 @@ def test_oov_synonyms_get_the_right_topic(trained) -> None:
             docs.append(rng.choice(ids, size=12))
             doc_topic.append(k)
     new = BagOfWords.from_token_ids(docs, Vocabulary(tuple(syn_words)))
-    theta = infer_theta(idata, new, np.array(syn_vectors), seed=1, sweeps=30, burn_in=10)
+    theta = infer_theta(idata, new, np.array(syn_vectors), seed=1, iter_sampling=30, iter_warmup=10)
     assert theta.dims == ("doc", "topic") and theta.shape == (len(docs), K)
     for d, k in enumerate(doc_topic):
         assert theta.values[d, learned_of_true[k]] > 0.8, theta.values[d]
-    again = infer_theta(idata, new, np.array(syn_vectors), seed=1, sweeps=30, burn_in=10)
+    again = infer_theta(idata, new, np.array(syn_vectors), seed=1, iter_sampling=30, iter_warmup=10)
     np.testing.assert_array_equal(theta.values, again.values)
 
 
@@ -128,3 +128,14 @@ def test_niw_predictive_log_density_names_bad_input() -> None:
     bad[1, 0, 0] = -1.0
     with pytest.raises(ValueError, match="Psi of topic 1 is not positive definite"):
         niw_predictive_log_density(x, mean, bad, kappa, nu)
+
+
+def test_infer_theta_earlier_names_warn_and_agree(trained) -> None:
+    """``sweeps``/``burn_in`` are ``iter_sampling``/``iter_warmup``, with a DeprecationWarning."""
+    idata, vectors, words, *_ = trained
+    new = BagOfWords.from_token_ids([[0, 1, 2], [3, 4]], Vocabulary(tuple(words[:5])))
+    with pytest.warns(DeprecationWarning) as caught:
+        old = infer_theta(idata, new, vectors[:5], seed=1, sweeps=12, burn_in=3)
+    assert sorted(str(w.message).split("'")[5] for w in caught) == ["iter_sampling", "iter_warmup"]
+    now = infer_theta(idata, new, vectors[:5], seed=1, iter_sampling=12, iter_warmup=3)
+    np.testing.assert_array_equal(old.values, now.values)

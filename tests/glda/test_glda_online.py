@@ -92,8 +92,8 @@ def _exact_theta(idata, docs: list[list[int]], *, update_topics: bool) -> np.nda
 
 def _runs(idata, new, batch_size):
     return np.array([
-        infer_theta(idata, new, NEW_VECTORS, seed=100 + r, sweeps=SWEEPS, burn_in=BURN_IN,
-                    batch_size=batch_size).values
+        infer_theta(idata, new, NEW_VECTORS, seed=100 + r, iter_sampling=SWEEPS,
+                    iter_warmup=BURN_IN, batch_size=batch_size).values
         for r in range(RUNS)
     ])  # fmt: skip
 
@@ -133,11 +133,13 @@ def test_batches_do_not_see_each_other(fitted) -> None:
     vocab = Vocabulary(("a", "b", "c", "d"))
     one = BagOfWords.from_token_ids([NEW_DOCS[0], NEW_DOCS[1], [3, 3]], vocab)
     two = BagOfWords.from_token_ids([NEW_DOCS[0], NEW_DOCS[1], [0, 1, 1, 2]], vocab)
-    a = infer_theta(idata, one, NEW_VECTORS, seed=5, sweeps=30, burn_in=5, batch_size=2)
-    b = infer_theta(idata, two, NEW_VECTORS, seed=5, sweeps=30, burn_in=5, batch_size=2)
+    a = infer_theta(idata, one, NEW_VECTORS, seed=5, iter_sampling=30, iter_warmup=5, batch_size=2)
+    b = infer_theta(idata, two, NEW_VECTORS, seed=5, iter_sampling=30, iter_warmup=5, batch_size=2)
     np.testing.assert_array_equal(a.values[:2], b.values[:2])
     assert not np.array_equal(a.values[2], b.values[2])
-    again = infer_theta(idata, one, NEW_VECTORS, seed=5, sweeps=30, burn_in=5, batch_size=2)
+    again = infer_theta(
+        idata, one, NEW_VECTORS, seed=5, iter_sampling=30, iter_warmup=5, batch_size=2
+    )
     np.testing.assert_array_equal(a.values, again.values)
     assert a.dims == ("doc", "topic") and a.shape == (3, K)
 

@@ -64,7 +64,7 @@ def _run(exact, method: str, sweeps: int, seed: int = 1, **kw) -> tuple[np.ndarr
     lp = np.empty(sweeps)
     s = np.empty(sweeps)
     for t in range(sweeps):
-        lp[t] = step(problem, state, method=method, **kw).lp
+        lp[t] = step(problem, state, method=method, **kw)[1].lp
         s[t] = (state.z[:, None] == state.z[None, :])[iu].sum()
     return lp, s
 
