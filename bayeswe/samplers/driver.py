@@ -93,8 +93,13 @@ class ChainSampler(Protocol[State, Info]):
         """The values a kept sweep stores, as declared by :attr:`layout`."""
         ...
 
-    def lp(self, info: Info) -> float:
-        """The log density after the sweep (checked for finiteness, kept for warm-up)."""
+    def lp(self, info: Info) -> float | None:
+        """The log density after the sweep (checked for finiteness, kept for warm-up).
+
+        ``None`` for a sweep that is neither warm-up nor kept, when the sampler did not
+        compute it (LDA's collapsed log joint costs a pass over the count matrices);
+        every warm-up and kept sweep must report one.
+        """
         ...
 
     def tally(self, info: Info) -> Mapping[str, int]:
@@ -471,7 +476,15 @@ class _Session:
     def _account(
         self, c: int, t: int, state: Any, info: Any, kept: int | None, views: dict[str, Any]
     ) -> None:
-        lp = float(self.sampler.lp(info))
+        value = self.sampler.lp(info)
+        if value is None:
+            if t < self.schedule.iter_warmup or kept is not None:
+                raise TypeError(
+                    f"{self.sampler.name}: no log density for warm-up or kept sweep {t + 1}"
+                )
+            lp = 0.0  # not computed for this sweep: nothing to check or keep
+        else:
+            lp = float(value)
         if not math.isfinite(lp):
             last = "" if self.path is None else f"; checkpoint {self.path} keeps the last save"
             raise NonFiniteStateError(
