@@ -63,7 +63,8 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "output_dir": None, "show_progress": _PROCESS,
     },
     ("cgs", "lda"): {
-        "chains": 4, "parallel_chains": _CORES, "threads_per_chain": None, "iter_warmup": 500,
+        "chains": 4, "parallel_chains": _CORES, "threads_per_chain": "1 (sequential kernels)",
+        "iter_warmup": 500,
         "iter_sampling": 1000, "thin": 10, "save_warmup": None, "output_dir": None,
         "show_progress": _PROCESS,
     },

@@ -49,6 +49,9 @@ DEPRECATED_OPTIONS: Mapping[str, Mapping[str, str]] = {
         "threads": "threads_per_chain",
         "progress": "show_progress",
     },
+    # a function's arguments: ``sweeps`` counted all sweeps, so it becomes
+    # ``iter_sampling = sweeps - iter_warmup`` (see ``heldout_log_predictive``)
+    "heldout_log_predictive": {"burn_in": "iter_warmup", "sweeps": "iter_sampling"},
     "cavi": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
     "jj-vb": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
     **{
