@@ -491,7 +491,7 @@ def _stop_at(sweep):
 
 @pytest.mark.parametrize(("algorithm", "init"), [("sparse", "uniform"), ("sparse", "sequential"),
                                                  ("dense", "uniform")])  # fmt: skip
-@pytest.mark.parametrize("stop", [4, 16])  # in warm-up; among the kept sweeps
+@pytest.mark.parametrize("stop", [7, 16])  # last checkpoint in warm-up (5), kept sweeps (15)
 def test_a_run_stopped_and_resumed_equals_the_uninterrupted_run(
     sparse_topics, tmp_path, algorithm, init, stop
 ):
