@@ -590,3 +590,18 @@ def test_the_data_groups_are_the_stan_programs(simulated):
     for name in ("D", "V", "K", "N", "doc", "word", "alpha", "beta"):
         np.testing.assert_array_equal(idata.constant_data[name].values, stan[name])
     assert "z" not in idata.constant_data and "warmup_sample_stats" not in idata.groups()
+
+
+def test_parallel_chains_run_blocks_between_checkpoints_and_give_the_same_draws(
+    sparse_topics, tmp_path
+):
+    """Without a callback, parallel chains synchronise only at checkpoints (and every
+    20 sweeps): the draws and the checkpointed sweep are those of one chain at a time."""
+    kw = {**RUN, "iter_sampling": 40}
+    one = bayeswe.fit("lda", sparse_topics, parallel_chains=1, **kw)
+    path = tmp_path / "cgs.ckpt"
+    two = bayeswe.fit("lda", sparse_topics, parallel_chains=2, checkpoint=path,
+                      checkpoint_every=7, **kw)  # fmt: skip
+    _assert_same(one, two)
+    with np.load(path) as f:
+        assert json.loads(str(f["meta"]))["sweep"] == 46
