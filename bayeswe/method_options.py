@@ -43,8 +43,8 @@ APPROXIMATION_OPTIONS: tuple[str, ...] = ("iter", "tol_rel_obj", "draws", "outpu
 _CORES = "min(chains, cores)"
 _PROCESS = "off (on in the CLI)"
 _TEMPORARY = "a temporary directory"
-#: Gaussian LDA's kernels visit tokens one after another: Numba threads change nothing.
-_SERIAL = "accepted; no effect (serial kernels)"
+#: The collapsed Gibbs kernels visit tokens one after another: Numba threads change nothing.
+_SERIAL = "1 (sequential kernels)"
 
 #: ``{(method, model): {option: default}}``; ``None``: the method does not take the option.
 #: Stan's defaults are CmdStan's (``show_progress`` is off in the library).
@@ -65,7 +65,8 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "output_dir": None, "show_progress": _PROCESS,
     },
     ("cgs", "lda"): {
-        "chains": 4, "parallel_chains": _CORES, "threads_per_chain": None, "iter_warmup": 500,
+        "chains": 4, "parallel_chains": _CORES, "threads_per_chain": _SERIAL,
+        "iter_warmup": 500,
         "iter_sampling": 1000, "thin": 10, "save_warmup": None, "output_dir": None,
         "show_progress": _PROCESS,
     },

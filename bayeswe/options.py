@@ -51,6 +51,9 @@ DEPRECATED_OPTIONS: Mapping[str, Mapping[str, str]] = {
     },
     # bayeswe.glda.infer_theta's run lengths
     "infer_theta": {"burn_in": "iter_warmup", "sweeps": "iter_sampling"},
+    # a function's arguments: ``sweeps`` counted all sweeps, so it becomes
+    # ``iter_sampling = sweeps - iter_warmup`` (see ``heldout_log_predictive``)
+    "heldout_log_predictive": {"burn_in": "iter_warmup", "sweeps": "iter_sampling"},
     "cavi": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
     "jj-vb": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
     **{

@@ -300,7 +300,7 @@ def run_setting(
             rows.append({"corpus": name, "K": K, "tool": tool, "skipped": "not installed"})
             continue
         iterations, elapsed, phi, init_seconds = results[tool]
-        held = heldout_log_predictive(phi, test, ALPHA, seed=seed, sweeps=40, burn_in=10)
+        held = heldout_log_predictive(phi, test, ALPHA, seed=seed, iter_warmup=10, iter_sampling=30)
         rate = train.n_tokens * iterations / elapsed if elapsed > 0 else float("nan")
         row = {
             "corpus": name,

@@ -195,7 +195,9 @@ def run(*, quick: bool = False, budget: float | None = None, seed: int = 1) -> d
                 rows.append({"tool": tool, "skipped": "not installed"})
                 continue
             passes, seconds, phi = RUNNERS[tool](train, K, budget, seed)
-            held = heldout_log_predictive(phi, test, ALPHA, seed=seed, sweeps=40, burn_in=10)
+            held = heldout_log_predictive(
+                phi, test, ALPHA, seed=seed, iter_warmup=10, iter_sampling=30
+            )
             rows.append({
                 "tool": tool, "K": K, "passes": passes, "train_seconds": seconds,
                 "train_tokens": int(train.n_tokens),

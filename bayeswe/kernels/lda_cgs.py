@@ -359,16 +359,17 @@ def fold_in(
     word: np.ndarray,
     phi_wk: np.ndarray,
     alpha: np.ndarray,
-    sweeps: int,
-    burn_in: int,
+    iter_warmup: int,
+    iter_sampling: int,
     state: np.ndarray,
 ) -> np.ndarray:
     """Posterior mean of each document's ``theta_d`` given fixed topics, by Gibbs.
 
     With ``phi`` fixed, ``theta_d`` integrated out, the topic of token ``i`` has
     conditional ``p(z_i = k) ∝ (n_dk + alpha_k) phi_{k, w_i}`` (counts without
-    ``i``). Runs ``sweeps`` sweeps from uniformly random topics and averages
-    ``(n_dk + alpha_k) / (N_d + sum(alpha))`` over the sweeps after ``burn_in``.
+    ``i``). Runs ``iter_warmup + iter_sampling`` sweeps from uniformly random topics
+    and averages ``(n_dk + alpha_k) / (N_d + sum(alpha))`` over the last
+    ``iter_sampling``.
 
     Parameters
     ----------
@@ -378,8 +379,8 @@ def fold_in(
         Topics as a ``(V, K)`` float64 array (transpose of ``phi``).
     alpha
         ``(K,)`` Dirichlet parameter of ``theta``.
-    sweeps, burn_in
-        Sweeps in all, and the first ones not averaged (``burn_in < sweeps``).
+    iter_warmup, iter_sampling
+        Sweeps not averaged, then sweeps averaged (``iter_sampling >= 1``).
     state
         xoshiro256+ state (uint64 ``(4,)``), updated in place.
 
@@ -404,7 +405,7 @@ def fold_in(
             z[i - start] = k
             n_k[k] += 1.0
         kept = 0
-        for s in range(sweeps):
+        for s in range(iter_warmup + iter_sampling):
             for i in range(start, stop):
                 w = word[i]
                 n_k[z[i - start]] -= 1.0
@@ -418,7 +419,7 @@ def fold_in(
                     k += 1
                 z[i - start] = k
                 n_k[k] += 1.0
-            if s >= burn_in:
+            if s >= iter_warmup:
                 kept += 1
                 for k in range(K):
                     out[d, k] += n_k[k]

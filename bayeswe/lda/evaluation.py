@@ -31,7 +31,9 @@ UMass; Bouma 2009 / Röder et al. 2015 for NPMI), averaged over word pairs:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import arviz as az
 import numpy as np
@@ -41,7 +43,7 @@ import scipy.sparse as sp
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.errors import BayesweError
 from bayeswe.kernels import lda_cgs as kern
-from bayeswe.options import check_float, check_int
+from bayeswe.options import check_float, check_int, rename_deprecated
 
 __all__ = [
     "EvaluationError",
@@ -192,9 +194,10 @@ def heldout_log_predictive(
     *,
     seed: int,
     observed_fraction: float = 0.5,
-    sweeps: int = 50,
-    burn_in: int = 10,
+    iter_warmup: int | None = None,
+    iter_sampling: int | None = None,
     max_draws: int | None = 20,
+    **deprecated: int,
 ) -> HeldOutScore:
     """Held-out log predictive probability per token by document completion.
 
@@ -216,8 +219,11 @@ def heldout_log_predictive(
         Seeds the split of the documents and the fold-in Gibbs runs.
     observed_fraction
         Share of each document's tokens used to estimate its ``theta``.
-    sweeps, burn_in
-        Fold-in Gibbs sweeps per draw, and how many of them are not averaged.
+    iter_warmup, iter_sampling
+        Fold-in Gibbs sweeps per draw not averaged (default 10), then averaged
+        (default 40). The names of earlier releases, ``burn_in`` (``iter_warmup``) and
+        ``sweeps`` (all sweeps: ``iter_warmup + iter_sampling``), still work for one
+        release with a :class:`DeprecationWarning`.
     max_draws
         Use at most this many draws of ``phi`` (evenly spaced); ``None``: all.
 
@@ -236,10 +242,7 @@ def heldout_log_predictive(
     if alpha_arr.shape not in ((), (K,)) or not (alpha_arr > 0).all():
         raise EvaluationError(f"alpha must be positive, scalar or of shape ({K},)")
     alpha_vec = np.broadcast_to(alpha_arr, (K,)).copy()
-    check_int("sweeps", sweeps, minimum=1)
-    check_int("burn_in", burn_in, minimum=0)
-    if burn_in >= sweeps:
-        raise EvaluationError(f"burn_in={burn_in} must be < sweeps={sweeps}")
+    iter_warmup, iter_sampling = _fold_in_lengths(iter_warmup, iter_sampling, deprecated)
     obs_ptr, obs_word, ho_ptr, ho_word = split_documents(
         test, observed_fraction=observed_fraction, seed=seed
     )
@@ -248,7 +251,9 @@ def heldout_log_predictive(
     for s in range(S):
         state = np.random.SeedSequence(seed, spawn_key=(1, s)).generate_state(4, np.uint64)
         phi_wk = np.ascontiguousarray(draws[s].T)
-        theta = kern.fold_in(obs_ptr, obs_word, phi_wk, alpha_vec, sweeps, burn_in, state)
+        theta = kern.fold_in(
+            obs_ptr, obs_word, phi_wk, alpha_vec, iter_warmup, iter_sampling, state
+        )
         prob += np.einsum("ik,ik->i", theta[ho_doc], phi_wk[ho_word])
     prob /= S
     return HeldOutScore(
@@ -257,6 +262,30 @@ def heldout_log_predictive(
         n_docs=int((np.diff(ho_ptr) > 0).sum()),
         n_draws=S,
     )
+
+
+def _fold_in_lengths(
+    iter_warmup: int | None, iter_sampling: int | None, deprecated: Mapping[str, Any]
+) -> tuple[int, int]:
+    """Checked fold-in lengths, the deprecated ``sweeps``/``burn_in`` translated."""
+    unknown = sorted(set(deprecated) - {"sweeps", "burn_in"})
+    if unknown:
+        raise TypeError(f"heldout_log_predictive() got unexpected argument(s) {unknown}")
+    given = {k: v for k, v in (("iter_warmup", iter_warmup), ("iter_sampling", iter_sampling))
+             if v is not None}  # fmt: skip
+    opts = rename_deprecated("heldout_log_predictive", {**given, **deprecated})
+    warmup = opts.get("iter_warmup", 10)
+    check_int("burn_in" if "burn_in" in deprecated else "iter_warmup", warmup, minimum=0)
+    if "sweeps" not in deprecated:
+        sampling = opts.get("iter_sampling", 40)
+        check_int("iter_sampling", sampling, minimum=1)
+        return int(warmup), int(sampling)
+    # ``sweeps`` counted every sweep, the discarded ones included
+    sweeps = deprecated["sweeps"]
+    check_int("sweeps", sweeps, minimum=1)
+    if warmup >= sweeps:
+        raise EvaluationError(f"burn_in={warmup} must be < sweeps={sweeps}")
+    return int(warmup), int(sweeps - warmup)
 
 
 def _top_ids(phi: np.ndarray, top_n: int) -> np.ndarray:

@@ -268,8 +268,8 @@ def _thetas_lda(
         np.ascontiguousarray(word, np.int32),
         np.ascontiguousarray(phi.T),
         alpha,
-        sweeps,
         burn_in,
+        sweeps - burn_in,
         state,
     )
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -66,6 +67,9 @@ __all__ = [
     "run_chains",
 ]
 
+#: Most sweeps parallel chains run between two synchronisations (progress updates).
+_BLOCK = 20
+
 #: Layout of the checkpoints :func:`run_chains` writes (``meta["version"]``).
 CHECKPOINT_VERSION = 4
 
@@ -93,8 +97,13 @@ class ChainSampler(Protocol[State, Info]):
         """The values a kept sweep stores, as declared by :attr:`layout`."""
         ...
 
-    def lp(self, info: Info) -> float:
-        """The log density after the sweep (checked for finiteness, kept for warm-up)."""
+    def lp(self, info: Info) -> float | None:
+        """The log density after the sweep (checked for finiteness, kept for warm-up).
+
+        ``None`` for a sweep that is neither warm-up nor kept, when the sampler did not
+        compute it (LDA's collapsed log joint costs a pass over the count matrices);
+        every warm-up and kept sweep must report one.
+        """
         ...
 
     def tally(self, info: Info) -> Mapping[str, int]:
@@ -352,6 +361,8 @@ class _Session:
         self.sweep_before = 0.0
         self.sweep_time = np.zeros(chains)
         self.resumed = False
+        self.halt = threading.Event()
+        self.tally_lock = threading.Lock()
 
     # ------------------------------------------------------------------ start
 
@@ -442,24 +453,46 @@ class _Session:
         bar.update(self.done)
         self.started = time.perf_counter()
         try:
-            for t in range(self.done, schedule.total):
-                if pool is None:
-                    results = [self._step(c, threads) for c in range(self.chains)]
+            t = self.done
+            while t < schedule.total:
+                if pool is None or options.callback is not None:
+                    # the callback sees every sweep of all chains
+                    end = t + 1
+                    if pool is None:
+                        results = [self._step(c, threads) for c in range(self.chains)]
+                    else:
+                        results = list(
+                            pool.map(lambda c: self._step(c, threads), range(self.chains))
+                        )
+                    kept = schedule.kept_index(t)
+                    for c, (state, info, seconds) in enumerate(results):
+                        self.states[c] = state
+                        self.sweep_time[c] += seconds
+                        self._account(c, t, state, info, kept, views)
                 else:
-                    results = list(pool.map(lambda c: self._step(c, threads), range(self.chains)))
-                kept = schedule.kept_index(t)
-                for c, (state, info, seconds) in enumerate(results):
-                    self.states[c] = state
-                    self.sweep_time[c] += seconds
-                    self._account(c, t, state, info, kept, views)
-                self.done = t + 1
+                    # Parallel chains run blocks of sweeps between the points where they
+                    # must agree (checkpoints, the end): a barrier after every sweep idles
+                    # a worker whenever the other is descheduled or its sweep is longer.
+                    end = self._block_end(t, options)
+                    try:
+                        futures = [
+                            pool.submit(self._block, c, t, end, threads, views)
+                            for c in range(self.chains)
+                        ]
+                        for future in futures:
+                            future.result()
+                    except BaseException:
+                        self.halt.set()  # the other chains stop at their next sweep
+                        raise
+                self.done = end
                 if self.path is not None and (
                     self.done % options.checkpoint_every == 0 or self.done == schedule.total
                 ):
                     self.save()
                 if options.callback is not None:
                     options.callback(self.done)
-                bar.update(1)
+                bar.update(end - t)
+                t = end
         except KeyboardInterrupt as exc:
             if self.path is not None:
                 exc.add_note(
@@ -468,10 +501,34 @@ class _Session:
                 )
             raise
 
+    def _block_end(self, t: int, options: RunOptions) -> int:
+        end = min(t + _BLOCK, self.schedule.total)
+        if self.path is not None:
+            end = min(end, (t // options.checkpoint_every + 1) * options.checkpoint_every)
+        return end
+
+    def _block(self, c: int, start: int, end: int, threads: int, views: dict[str, Any]) -> None:
+        """Sweeps ``start`` to ``end`` of chain ``c`` (in a worker thread)."""
+        for t in range(start, end):
+            if self.halt.is_set():
+                return
+            state, info, seconds = self._step(c, threads)
+            self.states[c] = state
+            self.sweep_time[c] += seconds
+            self._account(c, t, state, info, self.schedule.kept_index(t), views)
+
     def _account(
         self, c: int, t: int, state: Any, info: Any, kept: int | None, views: dict[str, Any]
     ) -> None:
-        lp = float(self.sampler.lp(info))
+        value = self.sampler.lp(info)
+        if value is None:
+            if t < self.schedule.iter_warmup or kept is not None:
+                raise TypeError(
+                    f"{self.sampler.name}: no log density for warm-up or kept sweep {t + 1}"
+                )
+            lp = 0.0  # not computed for this sweep: nothing to check or keep
+        else:
+            lp = float(value)
         if not math.isfinite(lp):
             last = "" if self.path is None else f"; checkpoint {self.path} keeps the last save"
             raise NonFiniteStateError(
@@ -480,13 +537,14 @@ class _Session:
                 chain=c,
                 sweep=t + 1,
             )
-        for name, count in self.sampler.tally(info).items():
-            if name not in self.totals:
-                self.totals[name] = np.zeros(self.chains, dtype=np.int64)
-                self.first.setdefault(name, None)
-            self.totals[name][c] += int(count)
-            if count and self.first[name] is None:
-                self.first[name] = t + 1
+        with self.tally_lock:  # chains may account concurrently (blocks of sweeps)
+            for name, count in self.sampler.tally(info).items():
+                if name not in self.totals:
+                    self.totals[name] = np.zeros(self.chains, dtype=np.int64)
+                    self.first.setdefault(name, None)
+                self.totals[name][c] += int(count)
+                if count and (self.first[name] is None or t + 1 < self.first[name]):
+                    self.first[name] = t + 1
         if t < self.schedule.iter_warmup:
             self.warmup_lp[c, t] = lp
         elif kept is not None:

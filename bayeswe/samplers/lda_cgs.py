@@ -4,9 +4,12 @@ The sampler targets the LDA posterior of :class:`~bayeswe.lda.LDAData` with
 ``theta`` and ``phi`` integrated out (conditional (1) of
 :mod:`bayeswe.kernels.lda_cgs`). A chain is a :class:`CGSState` (assignments,
 count matrices and its random stream) advanced by :func:`step` (one sweep over all
-tokens). :func:`sample_cgs` runs several chains, each in its own thread (the
-kernels release the GIL), discards ``iter_warmup`` sweeps, then keeps every
-``thin``-th of the next ``iter_sampling`` sweeps, starting with the first.
+tokens). :class:`CGSSampler` puts these on the protocol of
+:mod:`bayeswe.samplers.driver`, and :func:`sample_cgs` runs it through
+:func:`~bayeswe.samplers.driver.run_chains`: chains in parallel threads (the
+kernels release the GIL), ``iter_warmup`` sweeps discarded, then every ``thin``-th of
+the next ``iter_sampling`` sweeps kept, starting with the first; checkpoint and
+resume.
 
 At each saved sweep the draw holds the posterior means of ``phi`` and ``theta``
 given the current assignments (Griffiths and Steyvers, 2004, eqs. 6-7)::
@@ -29,10 +32,10 @@ token at 30 sweeps), so it is not the default.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +45,6 @@ import numpy as np
 from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_int
-from bayeswe.progress import Progress
 from bayeswe.progress import resolve as progress_resolve
 
 __all__ = [
@@ -50,7 +52,9 @@ __all__ = [
     "DENSE_FALLBACK",
     "INITS",
     "CGSArgs",
+    "CGSInfo",
     "CGSProblem",
+    "CGSSampler",
     "CGSState",
     "chain_stream",
     "init_state",
@@ -100,6 +104,19 @@ class CGSArgs:
     parallel_chains
         Chains run at the same time, in threads (default:
         ``min(chains, os.cpu_count())``). The draws do not depend on it.
+    threads_per_chain
+        Accepted so that a run switched from another method keeps its options, and
+        validated, but without effect: the collapsed Gibbs kernels of one chain are
+        sequential (each token's draw depends on the one before), so a chain uses
+        one thread; use ``parallel_chains`` to use more cores.
+    checkpoint
+        File holding the run's state; if it exists the run resumes from it, and the
+        resumed run's draws equal those of an uninterrupted one bit for bit. The kept
+        draws then live in ``<checkpoint>.draws.npy`` beside it.
+    checkpoint_every
+        Sweeps between checkpoint writes (default 100; the end is always written).
+    callback
+        Called as ``callback(sweeps_done)`` after each sweep of all chains.
     show_progress
         Report sweeps done, rate and time left on standard error (see
         :mod:`bayeswe.progress`; default: the process default, off in the library and
@@ -113,6 +130,10 @@ class CGSArgs:
     keep_assignments: bool | None = None
     init: str | None = None
     parallel_chains: int | None = None
+    threads_per_chain: int | None = None
+    checkpoint: str | os.PathLike[str] | None = None
+    checkpoint_every: int | None = None
+    callback: Callable[[int], None] | None = None
     show_progress: bool | None = None
 
     @classmethod
@@ -125,6 +146,10 @@ class CGSArgs:
         check_int("iter_sampling", self.iter_sampling, minimum=1)
         check_int("thin", self.thin, minimum=1)
         check_int("parallel_chains", self.parallel_chains, minimum=1)
+        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
+        check_int("checkpoint_every", self.checkpoint_every, minimum=1)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError("callback must be callable")
         check_choice("algorithm", self.algorithm, ALGORITHMS)
         check_bool("keep_assignments", self.keep_assignments)
         check_choice("init", self.init, INITS)
@@ -192,6 +217,14 @@ class CGSProblem:
     @property
     def n_tokens(self) -> int:
         return int(self.word.size)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of everything that defines the posterior (checked on resume)."""
+        h = hashlib.sha256()
+        for arr in (self.tok_ptr, self.word, self.alpha, np.array([self.beta])):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(f"{self.n_docs},{self.n_words},{self.n_topics}".encode())
+        return h.hexdigest()
 
 
 @dataclass
@@ -318,46 +351,149 @@ def point_estimates(problem: CGSProblem, state: CGSState) -> tuple[np.ndarray, n
     return phi, theta
 
 
-def _run_chain(
-    problem: CGSProblem, args: CGSArgs, seed: int, chain: int, bar: Progress
-) -> dict[str, Any]:
-    algorithm = args.algorithm_name
-    n_draws = args.n_draws
-    K, V, D = problem.n_topics, problem.n_words, problem.n_docs
-    phi = np.empty((n_draws, K, V))
-    theta = np.empty((n_draws, D, K))
-    lp = np.empty(n_draws)
-    lp_warmup = np.empty(args.n_warmup)
-    start = time.perf_counter()
-    state = init_state(problem, seed, chain, algorithm, args.init or "uniform")
-    sweep_time = 0.0
-    for b in range(args.n_warmup):
-        t0 = time.perf_counter()
-        step(problem, state, algorithm)
-        sweep_time += time.perf_counter() - t0
-        lp_warmup[b] = log_joint(problem, state)
-        bar.update(1)
-    saved = 0
-    # sweeps 0, thin, 2 thin, ... after warm-up are kept, as Stan keeps its iterations
-    for s in range(args.n_sampling):
-        t0 = time.perf_counter()
-        step(problem, state, algorithm)
-        sweep_time += time.perf_counter() - t0
-        if s % args.n_thin == 0:
-            phi[saved], theta[saved] = point_estimates(problem, state)
-            lp[saved] = log_joint(problem, state)
-            saved += 1
-        bar.update(1)
-    return {
-        "phi": phi,
-        "theta": theta,
-        "lp": lp,
-        "lp_warmup": lp_warmup,
-        "z": state.z,
-        "sweep_time": sweep_time,
-        "wall_time": time.perf_counter() - start,
-        "sweeps": state.sweeps_done,
-    }
+@dataclass(frozen=True)
+class CGSInfo:
+    """What one sweep of :class:`CGSSampler` reports."""
+
+    #: Collapsed ``log p(w, z)`` after the sweep; ``None`` for a sweep that is neither
+    #: warm-up nor kept (not computed: it costs a pass over the count matrices).
+    lp: float | None
+    #: ``phi`` ``(K, V)`` and ``theta`` ``(D, K)`` of a kept sweep (else ``None``).
+    phi: np.ndarray | None
+    theta: np.ndarray | None
+    #: Nanoseconds spent in :func:`step` (the sweep itself, without ``lp`` and the
+    #: point estimates): summed by the driver into the run's ``sweep_time``.
+    sweep_ns: int
+
+
+class CGSSampler:
+    """Collapsed Gibbs chains of one LDA posterior, for
+    :func:`bayeswe.samplers.driver.run_chains`.
+
+    ``init`` draws chain ``c``'s start from its stream (:func:`init_state`); ``step``
+    is :func:`step`, which updates the chain's state in place, followed, in the
+    chain's own thread, by what the driver keeps of that sweep: the log joint after a
+    warm-up or kept sweep, and ``phi``, ``theta`` (:func:`point_estimates`) after a
+    kept one. The sampler knows the run's :class:`~bayeswe.samplers.driver.Schedule`
+    for that reason; a state counts its own sweeps (``sweeps_done``), so the sweep
+    index is the driver's.
+    """
+
+    name = "lda-cgs"
+
+    def __init__(
+        self, problem: CGSProblem, *, seed: int, algorithm: str, init: str, schedule: Any
+    ) -> None:
+        self.problem = problem
+        self.seed = int(seed)
+        self.algorithm = algorithm
+        self.init_name = init
+        self.schedule = schedule
+        K, V, D = problem.n_topics, problem.n_words, problem.n_docs
+        self.layout = {
+            "phi": ((K, V), np.float64),
+            "theta": ((D, K), np.float64),
+            "lp": ((), np.float64),
+        }
+
+    def init(self, chain: int) -> CGSState:
+        return init_state(self.problem, self.seed, chain, self.algorithm, self.init_name)
+
+    def step(self, state: CGSState) -> tuple[CGSState, CGSInfo]:
+        t0 = time.perf_counter_ns()
+        step(self.problem, state, self.algorithm)
+        ns = time.perf_counter_ns() - t0
+        t = state.sweeps_done - 1
+        kept = self.schedule.kept_index(t) is not None
+        lp = None
+        if kept or t < self.schedule.iter_warmup:
+            lp = log_joint(self.problem, state)
+        phi, theta = point_estimates(self.problem, state) if kept else (None, None)
+        return state, CGSInfo(lp, phi, theta, ns)
+
+    def record(self, state: CGSState, info: CGSInfo) -> dict[str, Any]:
+        return {"phi": info.phi, "theta": info.theta, "lp": info.lp}
+
+    def lp(self, info: CGSInfo) -> float | None:
+        return info.lp
+
+    def tally(self, info: CGSInfo) -> dict[str, int]:
+        return {"sweep_ns": info.sweep_ns}
+
+    def dump(self, state: CGSState) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        arrays = {name: getattr(state, name) for name in _STATE_ARRAYS}
+        # the order of the topics in each word's list decides which topic a uniform
+        # draw lands on, so the lists are saved as they are, not rebuilt on resume
+        if state.wl_topic is not None:
+            arrays.update({name: getattr(state, name) for name in _LIST_ARRAYS})
+        return arrays, {"sweeps_done": int(state.sweeps_done)}
+
+    def load(self, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any]) -> CGSState:
+        p = self.problem
+        K = p.n_topics
+        lists = self.algorithm == "sparse"
+        list_dtype = np.int16 if K <= np.iinfo(np.int16).max else np.int32
+        expected = {
+            "z": ((p.n_tokens,), np.int32),
+            "n_dk": ((p.n_docs, K), np.int32),
+            "n_wk": ((p.n_words, K), np.int32),
+            "n_k": ((K,), np.int64),
+            "rng_state": ((4,), np.uint64),
+        }
+        if lists:
+            expected |= {
+                "wl_topic": ((p.n_words, K), list_dtype),
+                "wl_pos": ((p.n_words, K), list_dtype),
+                "wl_len": ((p.n_words,), np.int32),
+            }
+        if set(arrays) != set(expected):
+            raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
+        got = {}
+        for name, (shape, dtype) in expected.items():
+            a = np.array(arrays[name])
+            if a.shape != shape or a.dtype != dtype:
+                raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
+            got[name] = a
+        _check_consistent(p, got)
+        state = CGSState(**got, sweeps_done=int(record["sweeps_done"]))
+        if state.sweeps_done < 0:
+            raise ValueError(f"sweeps_done {state.sweeps_done}")
+        return state
+
+
+_STATE_ARRAYS = ("z", "n_dk", "n_wk", "n_k", "rng_state")
+_LIST_ARRAYS = ("wl_topic", "wl_pos", "wl_len")
+
+
+def _check_consistent(p: CGSProblem, s: Mapping[str, np.ndarray]) -> None:
+    """Raise ``ValueError`` unless the counts (and word lists) follow from ``z``."""
+    z = s["z"]
+    if z.size and not (0 <= z.min() and z.max() < p.n_topics):
+        raise ValueError("topic assignments out of range")
+    if not s["rng_state"].any():
+        raise ValueError("an all-zero random stream")
+    n_dk = np.zeros_like(s["n_dk"])
+    n_wk = np.zeros_like(s["n_wk"])
+    n_k = np.zeros_like(s["n_k"])
+    kern.counts_from_assignments(p.tok_ptr, p.word, z, n_dk, n_wk, n_k)
+    for name, value in (("n_dk", n_dk), ("n_wk", n_wk), ("n_k", n_k)):
+        if not np.array_equal(value, s[name]):
+            raise ValueError(f"counts {name} do not follow from the assignments")
+    if "wl_len" in s:
+        wl_len, wl_topic, wl_pos = s["wl_len"], s["wl_topic"], s["wl_pos"]
+        if not np.array_equal(wl_len, (n_wk > 0).sum(axis=1)):
+            raise ValueError("word-topic list lengths do not follow from the counts")
+        # listed entries name topics with counts, each pointing back to its place, and
+        # every other topic points nowhere: then each list is its word's topics
+        rows, places = np.nonzero(np.arange(p.n_topics) < wl_len[:, None])
+        topics = wl_topic[rows, places].astype(np.int64)
+        if (
+            (topics.size and not (0 <= topics.min() and topics.max() < p.n_topics))
+            or not (n_wk[rows, topics] > 0).all()
+            or not np.array_equal(wl_pos[rows, topics], places)
+            or not (wl_pos[n_wk == 0] == -1).all()
+        ):
+            raise ValueError("word-topic lists do not match the counts")
 
 
 def _warm_up_compiler(algorithm: str) -> None:
@@ -391,6 +527,7 @@ def sample_cgs(
     **options
         See :class:`CGSArgs`: ``iter_warmup``, ``iter_sampling``, ``thin``,
         ``algorithm``, ``keep_assignments``, ``init``, ``parallel_chains``,
+        ``threads_per_chain``, ``checkpoint``, ``checkpoint_every``, ``callback``,
         ``show_progress``.
 
     Returns
@@ -400,14 +537,16 @@ def sample_cgs(
         ``(chain, draw, doc, topic)``, point estimates from the counts of each
         saved sweep; ``sample_stats.lp`` ``(chain, draw)``: collapsed
         ``log p(w, z)`` of each saved sweep; ``warmup_sample_stats.lp``: the
-        same for every warm-up sweep (the warm-up trace); with
-        ``keep_assignments``, ``constant_data`` holds ``z`` ``(chain, token)``
-        (final topic of each token) and ``token_doc``, ``token_word`` ``(token,)``.
+        same for every warm-up sweep (the warm-up trace); ``observed_data`` and
+        ``constant_data``: the data of the ``lda`` Stan program (as NUTS returns
+        them); with ``keep_assignments``, ``constant_data`` also holds ``z``
+        ``(chain, token)`` (final topic of each token) and ``token_doc``,
+        ``token_word`` ``(token,)``.
         ``attrs``: ``model``, ``method``, ``algorithm``, ``seed``, ``chains``,
-        ``iter_warmup``, ``iter_sampling``, ``thin``, ``parallel_chains``, ``n_tokens``,
-        ``wall_time`` (seconds, whole run), ``sweep_time`` (seconds in sweeps,
-        summed over chains), ``tokens_per_s`` (token updates per second of sweep
-        time, per chain).
+        ``iter_warmup``, ``iter_sampling``, ``thin``, ``parallel_chains``,
+        ``threads_per_chain`` (1), ``n_tokens``, ``wall_time`` (seconds, whole run),
+        ``sweep_time`` (seconds in sweeps, summed over chains), ``tokens_per_s``
+        (token updates per second of sweep time, per chain), ``resumed``.
 
     Raises
     ------
@@ -415,72 +554,79 @@ def sample_cgs(
         ``data`` is not an :class:`LDAData`.
     ValueError
         A bad option or chains, before anything runs.
+    CheckpointError
+        A checkpoint written for other data or settings, corrupt, or in use.
     """
+    from bayeswe.inference_data import to_inference_data
+    from bayeswe.lda.models import LDA, stan_data
+    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
+
     if not isinstance(data, LDAData):
         raise LDADataError(f"method 'cgs' takes bayeswe.lda.LDAData, got {type(data).__name__}")
     args = CGSArgs.from_options(options)
     if chains is None:
         chains = 4
     check_int("chains", chains, minimum=1)
-    threads = args.parallel_chains or min(chains, os.cpu_count() or 1)
+    chains = int(chains)
+    parallel = args.parallel_chains or min(chains, os.cpu_count() or 1)
+    schedule = Schedule(args.n_warmup, args.n_sampling, args.n_thin)
+    algorithm, init = args.algorithm_name, args.init or "uniform"
     problem = CGSProblem.from_data(data)
-    _warm_up_compiler(args.algorithm_name)
+    _warm_up_compiler(algorithm)
 
-    start = time.perf_counter()
-    per_chain = args.n_warmup + args.n_sampling
-    with Progress(chains * per_chain, "cgs", show=args.show_progress) as bar:
-        if threads == 1 or chains == 1:
-            results = [_run_chain(problem, args, seed, c, bar) for c in range(chains)]
-        else:
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                results = list(
-                    pool.map(lambda c: _run_chain(problem, args, seed, c, bar), range(chains))
-                )
-    wall_time = time.perf_counter() - start
-
-    coords = data.coords()
-    sweep_time = float(sum(r["sweep_time"] for r in results))
-    total_sweeps = args.n_warmup + args.n_sampling
+    sampler = CGSSampler(problem, seed=seed, algorithm=algorithm, init=init, schedule=schedule)
+    run = run_chains(
+        sampler,
+        chains=chains,
+        schedule=schedule,
+        seed=int(seed),
+        fingerprint=problem.fingerprint(),
+        settings={"algorithm": algorithm, "init": init, "dense_fallback": DENSE_FALLBACK},
+        options=RunOptions(
+            parallel_chains=parallel,
+            checkpoint=args.checkpoint,
+            checkpoint_every=100 if args.checkpoint_every is None else int(args.checkpoint_every),
+            callback=args.callback,
+            show_progress=args.show_progress,
+        ),
+    )
+    sweep_time = float(run.totals["sweep_ns"].sum()) / 1e9
     attrs = {
         "model": "lda",
         "method": "cgs",
-        "algorithm": args.algorithm_name,
-        "init": args.init or "uniform",
+        "algorithm": algorithm,
+        "init": init,
         "seed": int(seed),
-        "chains": int(chains),
-        "iter_warmup": int(args.n_warmup),
-        "iter_sampling": int(args.n_sampling),
-        "thin": int(args.n_thin),
-        "parallel_chains": int(threads),
+        "chains": chains,
+        "iter_warmup": schedule.iter_warmup,
+        "iter_sampling": schedule.iter_sampling,
+        "thin": schedule.thin,
+        "parallel_chains": run.parallel_chains,
+        "threads_per_chain": 1,
         "n_tokens": problem.n_tokens,
-        "wall_time": wall_time,
+        "wall_time": run.wall_time,
         "sweep_time": sweep_time,
-        "tokens_per_s": problem.n_tokens * total_sweeps * chains / sweep_time
+        "tokens_per_s": problem.n_tokens * schedule.total * chains / sweep_time
         if sweep_time > 0
         else float("nan"),
         "alpha_symmetric": int(data.symmetric_alpha),
+        "resumed": bool(run.resumed),
     }
-    groups: dict[str, Any] = {
-        "posterior": {
-            "phi": np.stack([r["phi"] for r in results]),
-            "theta": np.stack([r["theta"] for r in results]),
-        },
-        "sample_stats": {"lp": np.stack([r["lp"] for r in results])},
-        "dims": {"phi": ["topic", "word"], "theta": ["doc", "topic"]},
-        "coords": coords,
-        "attrs": attrs,
-    }
-    if args.n_warmup:
-        groups["warmup_sample_stats"] = {"lp": np.stack([r["lp_warmup"] for r in results])}
-        groups["save_warmup"] = True
+    idata = to_inference_data(
+        LDA,
+        {"phi": run.draws["phi"], "theta": run.draws["theta"]},
+        data=stan_data(data),
+        sample_stats={"lp": run.draws["lp"]},
+        warmup_sample_stats={"lp": run.warmup_lp} if schedule.iter_warmup else None,
+        attrs=attrs,
+        library=None,
+    )
     if args.keep_assignments:
-        groups["constant_data"] = {
-            "z": np.stack([r["z"] for r in results]),
-            "token_doc": problem.doc,
-            "token_word": problem.word,
-        }
-        groups["dims"].update(
-            {"z": ["chain", "token"], "token_doc": ["token"], "token_word": ["token"]}
-        )
-    idata = az.from_dict(**groups)
+        # Per-chain values are no data field of the Stan program: they join the data
+        # group under their own dims after the build.
+        idata.constant_data = idata.constant_data.assign(
+            z=(("chain", "token"), np.stack([s.z for s in run.states])),
+            token_doc=(("token",), problem.doc),
+            token_word=(("token",), problem.word),
+        ).assign_coords(chain=np.arange(chains), token=np.arange(problem.n_tokens))
     return idata

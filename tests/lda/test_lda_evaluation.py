@@ -226,3 +226,24 @@ def test_a_reordered_vocabulary_gives_the_same_scores(sim_test):
             call()
     with pytest.raises(EvaluationError, match="not the fit's words"):
         top_words(idata, shuffled.vocabulary)
+
+
+def test_heldout_fold_in_lengths_under_their_earlier_names(sim_test):
+    """``burn_in``/``sweeps`` (all sweeps) of earlier releases warn and give the draws of
+    ``iter_warmup``/``iter_sampling`` (sweeps after warm-up); the defaults are 10 and 40."""
+    train, test = sim_test
+    corpus = test.data.corpus
+    new = heldout_log_predictive(train.phi, corpus, 0.2, seed=1, iter_warmup=5, iter_sampling=15)
+    with pytest.warns(DeprecationWarning, match="'sweeps'.*'iter_sampling'"):
+        old = heldout_log_predictive(train.phi, corpus, 0.2, seed=1, sweeps=20, burn_in=5)
+    assert old == new
+    default = heldout_log_predictive(train.phi, corpus, 0.2, seed=1)
+    assert default == heldout_log_predictive(
+        train.phi, corpus, 0.2, seed=1, iter_warmup=10, iter_sampling=40
+    )
+    with pytest.raises(ValueError, match="not both"):
+        heldout_log_predictive(train.phi, corpus, 0.2, seed=1, burn_in=5, iter_warmup=5)
+    with pytest.raises(ValueError, match="iter_sampling must be >= 1"):
+        heldout_log_predictive(train.phi, corpus, 0.2, seed=1, iter_sampling=0)
+    with pytest.raises(TypeError, match="unexpected"):
+        heldout_log_predictive(train.phi, corpus, 0.2, seed=1, sweep=3)

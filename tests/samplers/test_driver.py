@@ -127,6 +127,35 @@ def _stop_at(n: int) -> Any:
     return callback
 
 
+class LazyCounter(Counter):
+    """A Counter that reports no log density on the sweeps given (as LDA's cgs does on
+    sweeps it neither keeps nor spends in warm-up)."""
+
+    def __init__(self, seed: int, silent: set[int]) -> None:
+        super().__init__(seed)
+        self.silent = silent
+
+    def step(self, state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, float]]:
+        state, info = super().step(state)
+        return state, {**info, "sweep": state["sweep"]}
+
+    def lp(self, info: dict[str, float]) -> float | None:
+        return None if info["sweep"] in self.silent else info["lp"]
+
+
+def test_a_log_density_may_be_missing_only_where_it_is_neither_warm_up_nor_kept() -> None:
+    s = Schedule(2, 6, 3)  # sweeps 1-2 warm-up, 3 and 6 kept; 4, 5, 7, 8 neither
+    quiet = run_chains(LazyCounter(3, {4, 5, 7, 8}), chains=1, schedule=s, seed=3,
+                       fingerprint="f", settings={})  # fmt: skip
+    full = run(s, chains=1)
+    np.testing.assert_array_equal(quiet.draws["x"], full.draws["x"])
+    np.testing.assert_array_equal(quiet.warmup_lp, full.warmup_lp)
+    for silent, sweep in (({2}, 2), ({6}, 6)):
+        with pytest.raises(TypeError, match=f"no log density for warm-up or kept sweep {sweep}"):
+            run_chains(LazyCounter(3, silent), chains=1, schedule=s, seed=3, fingerprint="f",
+                       settings={})  # fmt: skip
+
+
 def test_resume_continues_exactly_and_a_finished_run_is_returned_again(tmp_path: Path) -> None:
     s = Schedule(4, 20, 3)
     straight = run(s)

@@ -1,6 +1,11 @@
 """Collapsed Gibbs sampler for LDA: exactness, recovery, reproducibility, errors."""
 
 import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import arviz as az
 import numpy as np
@@ -9,11 +14,22 @@ from scipy.special import logsumexp
 
 import bayeswe
 from bayeswe.corpus import BagOfWords, CorpusError, Vocabulary
+from bayeswe.errors import CheckpointError
 from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda import LDAData, LDADataError
 from bayeswe.lda.align import align_chains, topic_distances
 from bayeswe.lda.simulate import simulate_lda
-from bayeswe.samplers.lda_cgs import CGSProblem, init_state, log_joint, step
+from bayeswe.samplers.checkpoint import write_npz_atomic
+from bayeswe.samplers.driver import Schedule
+from bayeswe.samplers.lda_cgs import (
+    DENSE_FALLBACK,
+    CGSProblem,
+    CGSSampler,
+    init_state,
+    log_joint,
+    point_estimates,
+    step,
+)
 
 # ----------------------------------------------------------------- exact target
 
@@ -276,6 +292,9 @@ def test_bad_inputs_raise_clear_errors(simulated):
         ({"iter_samples": 10}, "does not take option"),
         ({"iter_sampling": 10, "sweeps": 10}, "not both"),
         ({"parallel_chains": 0}, "parallel_chains must be >= 1"),
+        ({"threads_per_chain": 0}, "threads_per_chain must be >= 1"),
+        ({"checkpoint_every": 0}, "checkpoint_every must be >= 1"),
+        ({"callback": 3}, "callback must be callable"),
         ({"chains": 0}, "chains"),
         ({"seed": -1}, "seed"),
     ],
@@ -317,3 +336,272 @@ def test_dense_fallback_keeps_word_lists_consistent(simulated):
             listed = np.sort(state.wl_topic[w, : state.wl_len[w]])
             np.testing.assert_array_equal(listed, np.flatnonzero(state.n_wk[w]))
             assert (state.wl_pos[w, listed] >= 0).all()
+
+
+# ----------------------------------------------------------------- protocol, checkpoints
+
+
+@pytest.fixture(scope="module")
+def sparse_topics():
+    """K = 20 topics over 100 words, sparse enough that the sparse kernel itself runs
+    (not its dense fallback) after a few sweeps, so the order of the word lists matters."""
+    return simulate_lda(
+        n_docs=60, doc_length=40, n_words=100, n_topics=20, alpha=0.1, beta=0.01, seed=4
+    ).data
+
+
+def _sampler(data, algorithm="sparse", init="uniform"):
+    return CGSSampler(
+        CGSProblem.from_data(data), seed=9, algorithm=algorithm, init=init,
+        schedule=Schedule(2, 10, 3),
+    )  # fmt: skip
+
+
+def test_sampler_step_reports_lp_and_estimates_only_where_the_driver_keeps_them(sparse_topics):
+    """Warm-up sweeps 1-2 report lp; kept sweeps 3, 6, 9, 12 also phi and theta; the others
+    neither. The state is the chain's, updated in place."""
+    sampler = _sampler(sparse_topics)
+    state = sampler.init(0)
+    reported = []
+    for _ in range(12):
+        new, info = sampler.step(state)
+        assert new is state and info.sweep_ns > 0
+        reported.append((info.lp is not None, info.phi is not None))
+        if info.phi is not None:
+            phi, theta = point_estimates(sampler.problem, state)
+            np.testing.assert_array_equal(info.phi, phi)
+            np.testing.assert_array_equal(info.theta, theta)
+            assert info.lp == log_joint(sampler.problem, state)
+            assert sampler.record(state, info) == {"phi": info.phi, "theta": info.theta,
+                                                   "lp": info.lp}  # fmt: skip
+    kept = {3, 6, 9, 12}
+    assert reported == [(t <= 2 or t in kept, t in kept) for t in range(1, 13)]
+
+
+@pytest.mark.parametrize(("algorithm", "init"), [("sparse", "uniform"), ("dense", "sequential")])
+def test_dump_and_load_continue_the_chain_exactly(sparse_topics, algorithm, init):
+    sampler = _sampler(sparse_topics, algorithm, init)
+    straight = sampler.init(1)
+    for _ in range(12):
+        sampler.step(straight)
+    state = sampler.init(1)
+    for _ in range(5):
+        sampler.step(state)
+    arrays, record = sampler.dump(state)
+    # through the checkpoint's JSON and npz round trip
+    loaded = sampler.load(
+        {k: np.array(v) for k, v in arrays.items()}, json.loads(json.dumps(record))
+    )
+    assert loaded.sweeps_done == 5 and (loaded.wl_topic is None) == (algorithm == "dense")
+    for _ in range(7):
+        sampler.step(loaded)
+    for name in ("z", "n_dk", "n_wk", "n_k", "rng_state"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(straight, name), name)
+
+
+def test_the_word_lists_order_is_part_of_the_state(sparse_topics):
+    """Lists rebuilt in topic order (the same sets) send the next sparse sweeps elsewhere:
+    that is why dump keeps them as they are."""
+    sampler = _sampler(sparse_topics)
+    problem = sampler.problem
+    state = sampler.init(0)
+    for _ in range(30):
+        sampler.step(state)
+    assert float(problem.word_freq @ state.wl_len) / problem.n_tokens < DENSE_FALLBACK * 20
+    arrays, record = sampler.dump(state)
+    kept = sampler.load({k: v.copy() for k, v in arrays.items()}, record)
+    rebuilt = sampler.load({k: v.copy() for k, v in arrays.items()}, record)
+    rebuilt.wl_len = kern.build_word_lists(rebuilt.n_wk, rebuilt.wl_topic, rebuilt.wl_pos)
+    assert not np.array_equal(rebuilt.wl_topic, kept.wl_topic)
+    for _ in range(3):
+        sampler.step(kept)
+        sampler.step(rebuilt)
+        sampler.step(state)
+    np.testing.assert_array_equal(kept.z, state.z)
+    assert not np.array_equal(rebuilt.z, state.z)
+
+
+def _tamper_counts(arrays):
+    arrays["n_wk"][0, 0] += 1
+
+
+def _tamper_lists(arrays):
+    w = int(np.argmax(arrays["wl_len"]))
+    arrays["wl_topic"][w, [0, 1]] = arrays["wl_topic"][w, [1, 0]]  # wl_pos not updated
+
+
+def _tamper_stream(arrays):
+    arrays["rng_state"][:] = 0
+
+
+def _tamper_dtype(arrays):
+    arrays["z"] = arrays["z"].astype(np.int64)
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (_tamper_counts, "counts n_wk do not follow"),
+        (_tamper_lists, "word-topic lists do not match"),
+        (_tamper_stream, "all-zero random stream"),
+        (_tamper_dtype, "state array z is int64"),
+    ],
+)
+def test_load_refuses_an_inconsistent_state(sparse_topics, tamper, message):
+    sampler = _sampler(sparse_topics)
+    state = sampler.init(0)
+    for _ in range(8):
+        sampler.step(state)
+    arrays, record = sampler.dump(state)
+    arrays = {k: v.copy() for k, v in arrays.items()}
+    tamper(arrays)
+    with pytest.raises(ValueError, match=message):
+        sampler.load(arrays, record)
+
+
+RUN = dict(method="cgs", seed=7, chains=2, iter_warmup=6, iter_sampling=17, thin=3,
+           keep_assignments=True)  # fmt: skip
+
+
+def _everything(idata):
+    return {
+        "phi": idata.posterior.phi.values, "theta": idata.posterior.theta.values,
+        "lp": idata.sample_stats.lp.values, "warmup_lp": idata.warmup_sample_stats.lp.values,
+        "z": idata.constant_data.z.values,
+    }  # fmt: skip
+
+
+def _assert_same(a, b):
+    a, b = _everything(a), _everything(b)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop_at(sweep):
+    def callback(done):
+        if done == sweep:
+            raise _Stop
+
+    return callback
+
+
+@pytest.mark.parametrize(("algorithm", "init"), [("sparse", "uniform"), ("sparse", "sequential"),
+                                                 ("dense", "uniform")])  # fmt: skip
+@pytest.mark.parametrize("stop", [7, 16])  # last checkpoint in warm-up (5), kept sweeps (15)
+def test_a_run_stopped_and_resumed_equals_the_uninterrupted_run(
+    sparse_topics, tmp_path, algorithm, init, stop
+):
+    kw = {**RUN, "algorithm": algorithm, "init": init}
+    straight = bayeswe.fit("lda", sparse_topics, **kw)
+    path = tmp_path / "cgs.ckpt"
+    with pytest.raises(_Stop):
+        bayeswe.fit("lda", sparse_topics, checkpoint=path, checkpoint_every=5,
+                    callback=_stop_at(stop), **kw)  # fmt: skip
+    resumed = bayeswe.fit("lda", sparse_topics, checkpoint=path, checkpoint_every=5,
+                          parallel_chains=1, **kw)  # fmt: skip
+    assert resumed.attrs["resumed"] and not straight.attrs["resumed"]
+    _assert_same(resumed, straight)
+    # a finished run is returned again from its checkpoint
+    again = bayeswe.fit("lda", sparse_topics, checkpoint=path, checkpoint_every=5, **kw)
+    _assert_same(again, straight)
+
+
+def test_a_checkpoint_of_another_run_is_refused(sparse_topics, simulated, tmp_path):
+    path = tmp_path / "cgs.ckpt"
+    with pytest.raises(_Stop):
+        bayeswe.fit("lda", sparse_topics, checkpoint=path, checkpoint_every=5,
+                    callback=_stop_at(12), **RUN)  # fmt: skip
+    for other in ({"seed": 8}, {"algorithm": "dense"}, {"init": "sequential"}, {"thin": 2},
+                  {"chains": 3}):  # fmt: skip
+        with pytest.raises(CheckpointError, match="written for another run"):
+            bayeswe.fit("lda", sparse_topics, checkpoint=path, **{**RUN, **other})
+    with pytest.raises(CheckpointError, match="written for another run"):
+        bayeswe.fit("lda", simulated.data, checkpoint=path, **RUN)  # other data
+    # the state inside the checkpoint is checked too
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files if k != "meta"}
+        meta = json.loads(str(f["meta"]))
+    arrays["chain1.z"][0] = (arrays["chain1.z"][0] + 1) % 20
+    write_npz_atomic(path, arrays, meta)
+    with pytest.raises(CheckpointError, match="counts n_dk do not follow"):
+        bayeswe.fit("lda", sparse_topics, checkpoint=path, **RUN)
+
+
+_SIGNAL_CHILD = """
+import signal
+from pathlib import Path
+import bayeswe
+from bayeswe.lda.simulate import simulate_lda
+
+data = simulate_lda(n_docs=60, doc_length=40, n_words=100, n_topics=20, alpha=0.1, beta=0.01,
+                    seed=4).data
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+def stop(done):
+    if done == 14:
+        signal.raise_signal(signal.{signal})
+
+bayeswe.fit("lda", data, checkpoint=Path({path!r}), checkpoint_every=5, callback=stop,
+            **{run!r})
+print("not stopped")
+"""
+
+
+@pytest.mark.parametrize(("sig", "returncode"), [("SIGINT", -2), ("SIGKILL", -9)])
+def test_a_run_stopped_by_a_signal_resumes_to_the_uninterrupted_draws(
+    sparse_topics, tmp_path, sig, returncode
+):
+    """Ctrl-C or kill -9 at sweep 14 of a process: the checkpoint of sweep 10 resumes to the
+    uninterrupted run's draws, bit for bit."""
+    path = tmp_path / "cgs.ckpt"
+    code = _SIGNAL_CHILD.format(path=str(path), signal=sig, run=RUN)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == returncode, done.stderr[-2000:]
+    assert "not stopped" not in done.stdout
+    if sig == "SIGINT":
+        assert "lda-cgs: interrupted; checkpoint" in done.stderr and "holds sweep 10" in done.stderr
+    resumed = bayeswe.fit("lda", sparse_topics, checkpoint=path, **RUN)
+    assert resumed.attrs["resumed"]
+    _assert_same(resumed, bayeswe.fit("lda", sparse_topics, **RUN))
+
+
+def test_threads_per_chain_is_accepted_and_changes_nothing(simulated):
+    kw = dict(method="cgs", seed=2, chains=2, iter_warmup=2, iter_sampling=4, thin=2)
+    a = bayeswe.fit("lda", simulated.data, threads_per_chain=2, **kw)
+    b = bayeswe.fit("lda", simulated.data, **kw)
+    np.testing.assert_array_equal(a.posterior.phi.values, b.posterior.phi.values)
+    assert a.attrs["threads_per_chain"] == 1
+
+
+def test_the_data_groups_are_the_stan_programs(simulated):
+    """As NUTS on ``lda`` returns them: the (doc, word, count) pairs and the priors."""
+    idata = bayeswe.fit("lda", simulated.data, method="cgs", seed=2, chains=1, iter_warmup=0,
+                        iter_sampling=2)  # fmt: skip
+    stan = simulated.data.to_stan()
+    np.testing.assert_array_equal(idata.observed_data["count"].values, stan["count"])
+    assert idata.observed_data["count"].dims == ("pair",)
+    for name in ("D", "V", "K", "N", "doc", "word", "alpha", "beta"):
+        np.testing.assert_array_equal(idata.constant_data[name].values, stan[name])
+    assert "z" not in idata.constant_data and "warmup_sample_stats" not in idata.groups()
+
+
+def test_parallel_chains_run_blocks_between_checkpoints_and_give_the_same_draws(
+    sparse_topics, tmp_path
+):
+    """Without a callback, parallel chains synchronise only at checkpoints (and every
+    20 sweeps): the draws and the checkpointed sweep are those of one chain at a time."""
+    kw = {**RUN, "iter_sampling": 40}
+    one = bayeswe.fit("lda", sparse_topics, parallel_chains=1, **kw)
+    path = tmp_path / "cgs.ckpt"
+    two = bayeswe.fit("lda", sparse_topics, parallel_chains=2, checkpoint=path,
+                      checkpoint_every=7, **kw)  # fmt: skip
+    _assert_same(one, two)
+    with np.load(path) as f:
+        assert json.loads(str(f["meta"]))["sweep"] == 46
