@@ -212,9 +212,11 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
         rows.append(s)
         print(
             f"{name:<22} R={s['replications']:<5} family p={s['family_p_value']:<9.3g} "
-            f"power(sd x1.25)={s['power_sd_x1.25']:.2f}  {s['verdict']:<14} {directory}",
+            f"power(sd x1.25)={s['power_sd_x1.25']:.2f}  {s['verdict']:<23} {directory}",
             flush=True,
         )
+        if s["verdict_note"]:
+            print(f"  {name}: {s['verdict_note']}", file=sys.stderr, flush=True)
     return 0
 
 
