@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 from bayeswe import progress
 from bayeswe.atomic import check_output_dir, check_output_file
 from bayeswe.bench import BENCHMARKS
-from bayeswe.errors import BayesweError, StanError
+from bayeswe.errors import BayesweError, one_line
 from bayeswe.stan import toolchain
 
 #: Exit statuses of ``bayeswe``.
@@ -50,20 +50,7 @@ REPORTED_ERRORS: tuple[type[BaseException], ...] = (BayesweError, ValueError, OS
 
 def _one_line(exc: BaseException) -> str:
     """The message of ``exc`` on one line (the rest is shown by ``--debug``)."""
-    if isinstance(exc, StanError):
-        text = str(exc).split("\n--- Stan says ---\n", 1)[0]
-        stan = [line.strip() for line in exc.stan_message.splitlines() if line.strip()]
-        if stan:
-            text = f"{text.strip()} (Stan: {stan[0]})"
-    elif isinstance(exc, OSError) and not isinstance(exc, BayesweError) and exc.strerror:
-        names = [str(f) for f in (exc.filename, exc.filename2) if f is not None]
-        text = f"{exc.strerror}: {' -> '.join(names)}" if names else exc.strerror
-    else:
-        text = str(exc)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return type(exc).__name__
-    return lines[0] + (" [more with --debug]" if len(lines) > 1 else "")
+    return one_line(exc, hint=" [more with --debug]")
 
 
 def _fail(message: str, status: int) -> NoReturn:
