@@ -45,6 +45,10 @@ class StanCompileError(StanError):
     """stanc or the C++ compiler rejected a Stan program."""
 
 
+class StanSourceError(StanCompileError, ValueError):
+    """A Stan program file is empty or not UTF-8 text (refused before stanc runs)."""
+
+
 class StanDataError(StanError, ValueError):
     """Data are missing a field, have the wrong shape, or violate a declared constraint."""
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import cmdstanpy
 
 from bayeswe.errors import StanCompileError, ToolchainError
+from bayeswe.stan.source import read_stan_source
 
 STAN_VERSION = "2.35.0"
 HTTPSTAN_VERSION = "4.13.0"
@@ -334,13 +335,14 @@ def compile_model(stan_file: str | Path) -> cmdstanpy.CmdStanModel:
 
     Raises
     ------
+    StanSourceError
+        The file is empty or not UTF-8 text (nothing is compiled).
     StanCompileError
         stanc or the C++ compiler rejected the program; ``stan_message`` holds
         their output.
     """
     stan_file = Path(stan_file)
-    if not stan_file.is_file():
-        raise FileNotFoundError(f"Stan program not found: {stan_file}")
+    read_stan_source(stan_file)  # empty or not UTF-8: refused before any compile
     tc = current()
     name = stan_file.stem
     final = cache_dir() / "models" / f"{name}-{model_cache_key(stan_file, tc)}"
