@@ -114,8 +114,23 @@ def _cmd_toolchain(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``bayeswe demo`` options by the :class:`~bayeswe.demo.DemoSettings` field they set.
+_DEMO_OPTIONS: dict[str, str] = {
+    "seed": "--seed",
+    "first_year": "--first-year",
+    "vocab_size": "--vocab-size",
+    "K": "-K",
+    "chains": "--chains",
+    "warmup": "--warmup",
+    "draws": "--draws",
+}
+
+
 def _demo_settings(args: argparse.Namespace) -> Any:
-    """The :class:`~bayeswe.demo.DemoSettings` of the options (``ValueError`` if bad)."""
+    """The :class:`~bayeswe.demo.DemoSettings` of the options (``ValueError`` if bad).
+
+    A rejected value is named by its option (``--first-year``), not by the field.
+    """
     import dataclasses
 
     from bayeswe.demo import QUICK, DemoSettings
@@ -123,19 +138,17 @@ def _demo_settings(args: argparse.Namespace) -> Any:
     _check_seed("--seed", args.seed)
     base = QUICK if args.quick else DemoSettings()
     changes = {
-        name: value
-        for name, value in (
-            ("seed", args.seed),
-            ("first_year", args.first_year),
-            ("vocab_size", args.vocab_size),
-            ("K", args.K),
-            ("chains", args.chains),
-            ("warmup", args.warmup),
-            ("draws", args.draws),
-        )
-        if value is not None
+        name: getattr(args, name) for name in _DEMO_OPTIONS if getattr(args, name) is not None
     }
-    return dataclasses.replace(base, **changes)
+    try:
+        return dataclasses.replace(base, **changes)
+    except ValueError as exc:
+        message = str(exc)
+        for name, option in _DEMO_OPTIONS.items():
+            if message.startswith((f"{name} ", f"{name}=")) and name in changes:
+                message = f"{option} {message[len(name) :].lstrip(' =')}"
+                break
+        raise ValueError(message) from None
 
 
 def _check_demo(args: argparse.Namespace) -> None:
