@@ -31,6 +31,7 @@ from bayeswe.atomic import check_output_dir, check_output_file
 from bayeswe.bench import BENCHMARKS
 from bayeswe.errors import BayesweError, one_line
 from bayeswe.stan import toolchain
+from bayeswe.stan.log import cmdstanpy_log
 
 #: Exit statuses of ``bayeswe``.
 EXIT_OK = 0
@@ -206,7 +207,13 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
     rows = []
     for name in _sbc_names(args):
         facts = start_run()
-        result = run_sbc(name, replications=args.replications, seed=args.seed, workers=args.workers)
+        result = run_sbc(
+            name,
+            replications=args.replications,
+            seed=args.seed,
+            workers=args.workers,
+            verbose=bool(getattr(args, "verbose", False)),
+        )
         directory = write_sbc(result, args.out, finish_run(facts))
         s = result.summary()
         rows.append(s)
@@ -325,6 +332,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         only=parse_only(args.only),
         progress=None,
         finished_only=args.finished_only,
+        verbose=bool(getattr(args, "verbose", False)),
     )
     results = json.loads((directory / "results.json").read_text())
     print(
@@ -432,11 +440,16 @@ def _check_list(option: str, text: str, kind: str, low: float) -> None:
 
 
 _DEBUG_HELP = "on an error, show the Python traceback instead of the one-line message"
+_VERBOSE_HELP = "show cmdstanpy's log (each chain's start and end, its warnings); off by default"
 
 
 def _add_debug(parser: argparse.ArgumentParser) -> None:
-    """``--debug`` after a command too (SUPPRESS: it does not reset one given before)."""
+    """``--debug`` and ``--verbose`` after a command too (SUPPRESS: they do not reset one
+    given before the command)."""
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
+    parser.add_argument(
+        "--verbose", action="store_true", default=argparse.SUPPRESS, help=_VERBOSE_HELP
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -447,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
         "130 interrupted",
     )
     parser.add_argument("--debug", action="store_true", default=False, help=_DEBUG_HELP)
+    parser.add_argument("--verbose", action="store_true", default=False, help=_VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
 
     tc = sub.add_parser("toolchain", help="show, locate or build the CmdStan in use")
@@ -608,8 +622,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Long loops report progress in the CLI: a bar on a terminal, plain lines in logs.
         progress.set_default(True)
         try:
-            _run_step(lambda: args.check(args), EXIT_USAGE, debug, args.where)
-            return int(_run_step(lambda: args.func(args), EXIT_RUN_ERROR, debug, args.where))
+            # cmdstanpy's log is noise beside bayeswe's progress and its typed errors
+            with cmdstanpy_log(bool(getattr(args, "verbose", False))):
+                _run_step(lambda: args.check(args), EXIT_USAGE, debug, args.where)
+                return int(_run_step(lambda: args.func(args), EXIT_RUN_ERROR, debug, args.where))
         finally:
             progress.set_default(None)
     except KeyboardInterrupt:

@@ -350,7 +350,7 @@ def time_per_gradient(
     # warning about it is noise here.
     logger = logging.getLogger("cmdstanpy")
     level = logger.level
-    logger.setLevel(logging.ERROR)
+    logger.setLevel(max(level, logging.ERROR))
     extra = {} if metric is None else {"metric": metric}
     try:
         with tempfile.TemporaryDirectory(prefix="bayeswe-bench-") as out:

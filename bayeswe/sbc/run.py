@@ -19,6 +19,7 @@ from bayeswe.options import check_int
 from bayeswe.progress import Progress
 from bayeswe.sbc.cases import BROKEN, CASES, N_DRAWS, SBCCase, replicate
 from bayeswe.sbc.core import UniformityTest, power, uniformity_test
+from bayeswe.stan.log import level_for
 
 __all__ = ["SBCResult", "run_sbc", "write_sbc"]
 
@@ -140,11 +141,14 @@ class SBCResult:
         return out
 
 
-def _init_worker() -> None:
+def _init_worker(log_level: int) -> None:
     # one thread per worker process: replications run side by side, not nested
     import numba
 
+    from bayeswe.stan.log import set_cmdstanpy_level
+
     numba.set_num_threads(1)
+    set_cmdstanpy_level(log_level)  # as quiet as the parent (spawned: nothing inherited)
 
 
 def run_sbc(
@@ -154,11 +158,13 @@ def run_sbc(
     seed: int = 20261125,
     workers: int = 1,
     progress: bool | None = None,
+    verbose: bool = False,
 ) -> SBCResult:
     """Simulation-based calibration of one sampler (see :mod:`bayeswe.sbc.cases`).
 
     Replication ``r`` draws everything from ``SeedSequence(seed, spawn_key=(r,))``, so
     the ranks do not depend on ``workers`` or on the order replications finish.
+    cmdstanpy's log is off in the worker processes unless ``verbose``.
     """
     if sampler not in CASES and sampler not in BROKEN:
         raise ValueError(f"unknown SBC sampler {sampler!r}; choose from {', '.join(CASES)}")
@@ -176,7 +182,10 @@ def run_sbc(
     else:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker
+            workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(level_for(verbose),),
         ) as pool:
             futures = {pool.submit(replicate, sampler, seed, r): r for r in range(replications)}
             for future in concurrent.futures.as_completed(futures):
