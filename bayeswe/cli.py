@@ -29,8 +29,9 @@ from typing import Any, NoReturn
 from bayeswe import progress
 from bayeswe.atomic import check_output_dir, check_output_file
 from bayeswe.bench import BENCHMARKS
-from bayeswe.errors import BayesweError, StanError
+from bayeswe.errors import BayesweError, one_line
 from bayeswe.stan import toolchain
+from bayeswe.stan.log import cmdstanpy_log
 
 #: Exit statuses of ``bayeswe``.
 EXIT_OK = 0
@@ -50,20 +51,7 @@ REPORTED_ERRORS: tuple[type[BaseException], ...] = (BayesweError, ValueError, OS
 
 def _one_line(exc: BaseException) -> str:
     """The message of ``exc`` on one line (the rest is shown by ``--debug``)."""
-    if isinstance(exc, StanError):
-        text = str(exc).split("\n--- Stan says ---\n", 1)[0]
-        stan = [line.strip() for line in exc.stan_message.splitlines() if line.strip()]
-        if stan:
-            text = f"{text.strip()} (Stan: {stan[0]})"
-    elif isinstance(exc, OSError) and not isinstance(exc, BayesweError) and exc.strerror:
-        names = [str(f) for f in (exc.filename, exc.filename2) if f is not None]
-        text = f"{exc.strerror}: {' -> '.join(names)}" if names else exc.strerror
-    else:
-        text = str(exc)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return type(exc).__name__
-    return lines[0] + (" [more with --debug]" if len(lines) > 1 else "")
+    return one_line(exc, hint=" [more with --debug]")
 
 
 def _fail(message: str, status: int) -> NoReturn:
@@ -127,8 +115,23 @@ def _cmd_toolchain(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``bayeswe demo`` options by the :class:`~bayeswe.demo.DemoSettings` field they set.
+_DEMO_OPTIONS: dict[str, str] = {
+    "seed": "--seed",
+    "first_year": "--first-year",
+    "vocab_size": "--vocab-size",
+    "K": "-K",
+    "chains": "--chains",
+    "warmup": "--warmup",
+    "draws": "--draws",
+}
+
+
 def _demo_settings(args: argparse.Namespace) -> Any:
-    """The :class:`~bayeswe.demo.DemoSettings` of the options (``ValueError`` if bad)."""
+    """The :class:`~bayeswe.demo.DemoSettings` of the options (``ValueError`` if bad).
+
+    A rejected value is named by its option (``--first-year``), not by the field.
+    """
     import dataclasses
 
     from bayeswe.demo import QUICK, DemoSettings
@@ -136,19 +139,17 @@ def _demo_settings(args: argparse.Namespace) -> Any:
     _check_seed("--seed", args.seed)
     base = QUICK if args.quick else DemoSettings()
     changes = {
-        name: value
-        for name, value in (
-            ("seed", args.seed),
-            ("first_year", args.first_year),
-            ("vocab_size", args.vocab_size),
-            ("K", args.K),
-            ("chains", args.chains),
-            ("warmup", args.warmup),
-            ("draws", args.draws),
-        )
-        if value is not None
+        name: getattr(args, name) for name in _DEMO_OPTIONS if getattr(args, name) is not None
     }
-    return dataclasses.replace(base, **changes)
+    try:
+        return dataclasses.replace(base, **changes)
+    except ValueError as exc:
+        message = str(exc)
+        for name, option in _DEMO_OPTIONS.items():
+            if message.startswith((f"{name} ", f"{name}=")) and name in changes:
+                message = f"{option} {message[len(name) :].lstrip(' =')}"
+                break
+        raise ValueError(message) from None
 
 
 def _check_demo(args: argparse.Namespace) -> None:
@@ -206,15 +207,23 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
     rows = []
     for name in _sbc_names(args):
         facts = start_run()
-        result = run_sbc(name, replications=args.replications, seed=args.seed, workers=args.workers)
+        result = run_sbc(
+            name,
+            replications=args.replications,
+            seed=args.seed,
+            workers=args.workers,
+            verbose=bool(getattr(args, "verbose", False)),
+        )
         directory = write_sbc(result, args.out, finish_run(facts))
         s = result.summary()
         rows.append(s)
         print(
             f"{name:<22} R={s['replications']:<5} family p={s['family_p_value']:<9.3g} "
-            f"power(sd x1.25)={s['power_sd_x1.25']:.2f}  {s['verdict']:<14} {directory}",
+            f"power(sd x1.25)={s['power_sd_x1.25']:.2f}  {s['verdict']:<23} {directory}",
             flush=True,
         )
+        if s["verdict_note"]:
+            print(f"  {name}: {s['verdict_note']}", file=sys.stderr, flush=True)
     return 0
 
 
@@ -323,6 +332,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         only=parse_only(args.only),
         progress=None,
         finished_only=args.finished_only,
+        verbose=bool(getattr(args, "verbose", False)),
     )
     results = json.loads((directory / "results.json").read_text())
     print(
@@ -430,11 +440,16 @@ def _check_list(option: str, text: str, kind: str, low: float) -> None:
 
 
 _DEBUG_HELP = "on an error, show the Python traceback instead of the one-line message"
+_VERBOSE_HELP = "show cmdstanpy's log (each chain's start and end, its warnings); off by default"
 
 
 def _add_debug(parser: argparse.ArgumentParser) -> None:
-    """``--debug`` after a command too (SUPPRESS: it does not reset one given before)."""
+    """``--debug`` and ``--verbose`` after a command too (SUPPRESS: they do not reset one
+    given before the command)."""
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
+    parser.add_argument(
+        "--verbose", action="store_true", default=argparse.SUPPRESS, help=_VERBOSE_HELP
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -445,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
         "130 interrupted",
     )
     parser.add_argument("--debug", action="store_true", default=False, help=_DEBUG_HELP)
+    parser.add_argument("--verbose", action="store_true", default=False, help=_VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
 
     tc = sub.add_parser("toolchain", help="show, locate or build the CmdStan in use")
@@ -606,8 +622,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Long loops report progress in the CLI: a bar on a terminal, plain lines in logs.
         progress.set_default(True)
         try:
-            _run_step(lambda: args.check(args), EXIT_USAGE, debug, args.where)
-            return int(_run_step(lambda: args.func(args), EXIT_RUN_ERROR, debug, args.where))
+            # cmdstanpy's log is noise beside bayeswe's progress and its typed errors
+            with cmdstanpy_log(bool(getattr(args, "verbose", False))):
+                _run_step(lambda: args.check(args), EXIT_USAGE, debug, args.where)
+                return int(_run_step(lambda: args.func(args), EXIT_RUN_ERROR, debug, args.where))
         finally:
             progress.set_default(None)
     except KeyboardInterrupt:

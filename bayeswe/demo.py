@@ -39,6 +39,7 @@ posterior questions are answered by :mod:`bayeswe.evaluation`.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import sys
 import time
 from collections import Counter
@@ -67,6 +68,11 @@ PAIRS: tuple[tuple[str, str], ...] = (
 )
 #: Words whose nearest neighbours the report shows.
 NEIGHBOURS: tuple[str, ...] = ("economy", "war", "health")
+
+
+#: Latest ``first_year`` before the speeches are read: this year (the corpus may end
+#: earlier; :func:`run_demo` then names its last year).
+FIRST_YEAR_MAX = datetime.date.today().year
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +118,11 @@ class DemoSettings:
             ("seed", 0),
         ):
             check_int(name, getattr(self, name), minimum=minimum)
+        if self.first_year > FIRST_YEAR_MAX:
+            raise ValueError(
+                f"first_year must be at most {FIRST_YEAR_MAX} (no later speeches), "
+                f"got {self.first_year}"
+            )
         check_float("subsample", self.subsample, low=0, high=1)
         check_float("test_fraction", self.test_fraction, low=0, high=1)
         check_float("prior_sd", self.prior_sd, low=0)
@@ -233,7 +244,12 @@ def run_demo(
     # 1. data ----------------------------------------------------------------
     t0 = time.perf_counter()
     sotu = load_sotu(download=download, progress=say)
-    corpus = sotu.subset(sotu.metadata["year"].to_numpy() >= s.first_year)
+    years = sotu.metadata["year"].to_numpy()
+    if not (years >= s.first_year).any():
+        raise ValueError(
+            f"first_year must be at most {int(years.max())} (the last speech), got {s.first_year}"
+        )
+    corpus = sotu.subset(years >= s.first_year)
     wanted = sorted({w for p in PAIRS for w in p} | set(NEIGHBOURS))
     vocab = _vocabulary(corpus.documents, s, wanted)
     data = sgns_data(

@@ -45,6 +45,10 @@ class StanCompileError(StanError):
     """stanc or the C++ compiler rejected a Stan program."""
 
 
+class StanSourceError(StanCompileError, ValueError):
+    """A Stan program file is empty or not UTF-8 text (refused before stanc runs)."""
+
+
 class StanDataError(StanError, ValueError):
     """Data are missing a field, have the wrong shape, or violate a declared constraint."""
 
@@ -114,6 +118,32 @@ class StateMethodError(SamplerError, ValueError):
     """A sampler's state is stepped with a method it was not initialised for (for
     example a Gaussian LDA state built for ``cgs``, which holds no alias tables, stepped
     with ``alias-mh``)."""
+
+
+class MethodFailedError(BayesweError):
+    """One or more methods of a comparison failed (the others' results were reported)."""
+
+
+def one_line(exc: BaseException, *, hint: str = "") -> str:
+    """The message of ``exc`` on one line, for a user.
+
+    A :class:`StanError` gives bayeswe's summary and the first line Stan printed; an
+    ``OSError`` its reason and file names. ``hint`` is appended when lines were dropped.
+    """
+    if isinstance(exc, StanError):
+        text = str(exc).split("\n--- Stan says ---\n", 1)[0]
+        stan = [line.strip() for line in exc.stan_message.splitlines() if line.strip()]
+        if stan and stan[0] not in text:
+            text = f"{text.strip()} (Stan: {stan[0]})"
+    elif isinstance(exc, OSError) and not isinstance(exc, BayesweError) and exc.strerror:
+        names = [str(f) for f in (exc.filename, exc.filename2) if f is not None]
+        text = f"{exc.strerror}: {' -> '.join(names)}" if names else exc.strerror
+    else:
+        text = str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return lines[0] + (hint if len(lines) > 1 else "")
 
 
 class SamplerWarning(UserWarning):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from bayeswe.errors import ModelSpecError, StanDataError
+from bayeswe.stan.source import decode_utf8
 
 if TYPE_CHECKING:
     from bayeswe.stan.program_info import ProgramInfo
@@ -510,15 +511,22 @@ def read_data(data: Any) -> Any:
     Raises
     ------
     StanDataError
-        If the file does not exist, is not JSON, or does not hold an object.
+        If the file does not exist, is empty, is not UTF-8 text, is not JSON, or does
+        not hold an object.
     """
     if not isinstance(data, (str, os.PathLike)):
         return data
     path = Path(data)
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except OSError as exc:
         raise StanDataError(f"cannot read the data file {str(path)!r}: {exc}") from exc
+    try:
+        text = decode_utf8(raw, repr(str(path)), "data file")
+    except ValueError as exc:
+        raise StanDataError(str(exc)) from None
+    if not text.strip():
+        raise StanDataError(f"data file {str(path)!r} is empty: expected a JSON object")
     try:
         loaded = json.loads(text)
     except ValueError as exc:

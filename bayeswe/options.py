@@ -176,6 +176,26 @@ def magnitude_problem(name: str, value: float) -> str | None:
     return None
 
 
+#: Largest seed Stan and NumPy's generators accept (the smallest is 0).
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(name: str, value: Any, *, error: type[ValueError] = ValueError) -> int | None:
+    """``value`` as a seed (``None``: fresh entropy), or ``error`` naming ``name`` and the range.
+
+    Seeds are integers in [0, 2**32 - 1] everywhere in bayeswe (Stan's range), so a
+    seed that works for one method works for all; NumPy's own message for a negative
+    seed names neither the argument nor the range.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise error(f"{name} must be an integer in [0, 2**32 - 1] or None, got {value!r}")
+    if not 0 <= value <= MAX_SEED:
+        raise error(f"{name} must be in [0, 2**32 - 1] (0 to {MAX_SEED}), got {value}")
+    return int(value)
+
+
 def check_bool(name: str, value: Any) -> None:
     if value is not None and not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")

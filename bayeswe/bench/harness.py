@@ -350,7 +350,7 @@ def time_per_gradient(
     # warning about it is noise here.
     logger = logging.getLogger("cmdstanpy")
     level = logger.level
-    logger.setLevel(logging.ERROR)
+    logger.setLevel(max(level, logging.ERROR))
     extra = {} if metric is None else {"metric": metric}
     try:
         with tempfile.TemporaryDirectory(prefix="bayeswe-bench-") as out:
@@ -635,11 +635,19 @@ def emit(
     """Print ``result`` as one JSON object (or ``text`` instead); write it to ``output``.
 
     The file gets the same object as stdout (:func:`write_json_atomic`); it is written
-    first, so a failing stdout does not lose it.
+    first, so a failing stdout does not lose it. A failing write does not lose the
+    result either: it is printed (as JSON, even where ``text`` was asked for) before
+    the write's :class:`~bayeswe.errors.OutputError` is raised.
     """
+    failure: OSError | None = None
     if output is not None:
-        write_json_atomic(output, result)
-    print(to_json(result) if text is None else text, flush=True)
+        try:
+            write_json_atomic(output, result)
+        except OSError as exc:  # OutputError, or an OSError of the directory's creation
+            failure = exc
+    print(to_json(result) if text is None or failure is not None else text, flush=True)
+    if failure is not None:
+        raise failure
 
 
 def add_common_options(
@@ -677,8 +685,16 @@ def run_cli(
     ``body()`` returns the benchmark's results with a ``summary``; the object printed
     (and written to ``args.output``) is ``{"benchmark": name, "summary": ..., "run":
     facts, **the rest}``. Without ``--json`` a benchmark with a ``report`` prints
-    ``report(result)`` instead of the JSON. Returns the exit code 0.
+    ``report(result)`` instead of the JSON. ``--output`` is checked before ``body`` runs
+    (``ValueError``); if writing it fails all the same, the JSON is still printed
+    (:func:`emit`). Returns the exit code 0.
     """
+    output = getattr(args, "output", None)
+    if output is not None:
+        # before the run: a benchmark of hours must not end in a file it cannot write
+        from bayeswe.atomic import check_output_file
+
+        check_output_file(output, "--output")
     facts = start_run(argv)
     result = dict(body())
     if "summary" not in result:
@@ -687,5 +703,5 @@ def run_cli(
     result.pop("benchmark", None)
     out = {"benchmark": name, "summary": summary, "run": finish_run(facts, peers=peers), **result}
     use_text = report is not None and not getattr(args, "json", False)
-    emit(out, output=getattr(args, "output", None), text=report(out) if use_text else None)
+    emit(out, output=output, text=report(out) if use_text else None)
     return 0

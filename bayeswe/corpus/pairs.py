@@ -42,6 +42,7 @@ from bayeswe.kernels.pairs import (
     run_length,
     window_pair_keys,
 )
+from bayeswe.options import check_seed
 from bayeswe.sgns.data import SGNSData
 
 __all__ = [
@@ -234,6 +235,7 @@ def sgns_data_from_ids(
         window = _check_int("window", window, 1)
     negatives = _check_int("negatives", negatives, 0)
     chunk_pairs = _check_int("chunk_pairs", chunk_pairs, 1)
+    seed = check_seed("seed", seed, error=CorpusError)
     V = len(vocabulary)
     if vocabulary.counts.sum() <= 0:
         raise CorpusError("the vocabulary has no counts; build it from the corpus")
@@ -326,7 +328,8 @@ def sgns_data(
         Threshold ``t`` of word2vec's frequent-word subsampling (e.g. ``1e-4``),
         applied before windows are formed; ``None`` for none.
     seed
-        Seed of all random draws (subsampling, negatives).
+        Seed of all random draws (subsampling, negatives): an integer in
+        [0, 2**32 - 1], or ``None`` for fresh entropy.
 
     Returns
     -------
@@ -340,6 +343,7 @@ def sgns_data(
         or no pair at all.
     """
     chunk_tokens = _check_int("chunk_tokens", chunk_tokens, 1)
+    seed = check_seed("seed", seed, error=CorpusError)
     if window is not None:
         _check_int("window", window, 1)
     _check_int("negatives", negatives, 0)

@@ -117,8 +117,20 @@ class CellResult:
         }
 
 
-def _run_cell(func: Callable[[dict[str, Any], int], dict[str, Any]], params: dict, seed: int):
-    """Run one cell in a worker; never raises (a failure is a result)."""
+def _run_cell(
+    func: Callable[[dict[str, Any], int], dict[str, Any]],
+    params: dict,
+    seed: int,
+    log_level: int = logging.CRITICAL + 1,
+):
+    """Run one cell in a worker; never raises (a failure is a result).
+
+    ``log_level``: cmdstanpy's in the worker (off by default: a failure is recorded
+    with its traceback, and the workers' log would bury the progress bar).
+    """
+    from bayeswe.stan.log import set_cmdstanpy_level
+
+    set_cmdstanpy_level(log_level)
     started = time.perf_counter()
     try:
         result = func(dict(params), seed)
@@ -219,6 +231,7 @@ def run_grid(
     progress: bool | None = None,
     on_result: Callable[[CellResult], None] | None = None,
     computed_at: Mapping[str, Any] | None = None,
+    verbose: bool = False,
 ) -> list[CellResult]:
     """Run every unfinished cell of ``cells``; all results, in the order of ``cells``.
 
@@ -227,7 +240,8 @@ def run_grid(
     not run again. Failures are returned (``status == "failed"``, with the traceback)
     and do not stop the grid. ``computed_at`` (e.g. ``{"commit": ..., "dirty": ...}``)
     is stored with each cell this call computes, so a report rendered later from the
-    cell cache can say which code computed its cells.
+    cell cache can say which code computed its cells. cmdstanpy's log is off in the
+    workers unless ``verbose``.
 
     Raises
     ------
@@ -269,10 +283,14 @@ def run_grid(
         if todo:
             from distributed import as_completed
 
+            from bayeswe.stan.log import level_for
+
+            log_level = level_for(verbose)
+
             with _client(workers, scheduler) as client:
                 shared = [c for c in todo if not c.exclusive]
                 futures = {
-                    client.submit(_run_cell, func, dict(c.params), c.seed(base_seed),
+                    client.submit(_run_cell, func, dict(c.params), c.seed(base_seed), log_level,
                                   key=f"{c.target}-{c.key}", pure=False): c
                     for c in shared
                 }  # fmt: skip
@@ -281,7 +299,8 @@ def run_grid(
                 for cell in (c for c in todo if c.exclusive):
                     # alone on the cluster: nothing else is submitted until it returns
                     future = client.submit(_run_cell, func, dict(cell.params),
-                                           cell.seed(base_seed), pure=False)  # fmt: skip
+                                           cell.seed(base_seed), log_level,
+                                           pure=False)  # fmt: skip
                     record(cell, future.result())
     finally:
         bar.close()

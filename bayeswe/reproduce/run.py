@@ -69,6 +69,7 @@ def reproduce(
     progress: bool | None = None,
     argv: Sequence[str] | None = None,
     finished_only: bool = False,
+    verbose: bool = False,
 ) -> Path:
     """Run ``target``'s grid (finished cells are reused) and write ``out/target/``.
 
@@ -79,6 +80,8 @@ def reproduce(
     ``only`` restricts the grid to the cells whose parameter ``key`` is one of the given
     values (compared as text), e.g. ``{"K": ["5"], "dataset": ["0", "1"]}``: the rest
     are reported as not run. A key that no cell has is an error.
+
+    ``verbose`` shows cmdstanpy's log of the workers (off by default).
 
     ``finished_only`` runs nothing: the report is made from the selected cells that
     earlier runs finished in ``out`` (an interrupted grid, or one run piecemeal with
@@ -108,6 +111,7 @@ def reproduce(
             scheduler=scheduler,
             progress=progress,
             computed_at={"commit": started.get("commit"), "dirty": started.get("dirty")},
+            verbose=verbose,
         )
     facts = harness.finish_run(started)
     report = module.report(results, directory, quick=quick)

@@ -180,7 +180,8 @@ def _stan_sgns(method: str) -> Callable[[np.random.Generator, int], NDArray[np.i
 
         logger = get_logger()  # configured on first use, which would reset the level
         level = logger.level
-        logger.setLevel(logging.WARNING)  # one "Chain [1] start/done" pair per replication
+        # one "Chain [1] start/done" pair per replication; never louder than the caller
+        logger.setLevel(max(level, logging.WARNING))
         try:
             idata = bayeswe.fit("sgns_identified", data, method=method, seed=seed, **options)
         finally:

@@ -19,12 +19,17 @@ from bayeswe.options import check_int
 from bayeswe.progress import Progress
 from bayeswe.sbc.cases import BROKEN, CASES, N_DRAWS, SBCCase, replicate
 from bayeswe.sbc.core import UniformityTest, power, uniformity_test
+from bayeswe.stan.log import level_for
 
 __all__ = ["SBCResult", "run_sbc", "write_sbc"]
 
 #: Family level of the reported verdict (Bonferroni over a case's statistics).
 LEVEL = 0.01
 BINS = 10
+#: Least power, against every one of :data:`ALTERNATIVES`, for a "calibrated" verdict.
+MIN_POWER = 0.8
+#: Verdict when the test does not reject but could not have rejected those alternatives.
+NOT_ENOUGH = "not enough replications"
 #: Alternatives the stated power refers to (one statistic's posterior off by this much).
 ALTERNATIVES: dict[str, dict[str, float]] = {
     "sd_x1.25": {"sd_ratio": 1.25},
@@ -56,6 +61,35 @@ class SBCResult:
     @property
     def passed(self) -> bool:
         return self.test.family_p_value > self.level
+
+    @property
+    def min_power(self) -> float:
+        """The test's power against the least detectable of :data:`ALTERNATIVES`."""
+        return min(self.power.values()) if self.power else 0.0
+
+    @property
+    def verdict(self) -> str:
+        """``"miscalibrated"``, ``"calibrated"`` or :data:`NOT_ENOUGH`.
+
+        A rejection at the family level is a verdict at any number of replications (its
+        false-alarm rate is the level). No rejection means "calibrated" only when the
+        test would have rejected each stated alternative with probability
+        :data:`MIN_POWER` or more; otherwise the run is too small to tell.
+        """
+        if not self.passed:
+            return "miscalibrated"
+        return "calibrated" if self.min_power >= MIN_POWER else NOT_ENOUGH
+
+    @property
+    def verdict_note(self) -> str:
+        """Why :attr:`verdict` (empty for a run with enough replications)."""
+        if self.verdict != NOT_ENOUGH:
+            return ""
+        weakest = min(self.power, key=self.power.__getitem__) if self.power else "?"
+        return (
+            f"power {self.min_power:.2f} < {MIN_POWER} against {weakest} at "
+            f"{self.replications} replications: no verdict (run more with -R)"
+        )
 
     @property
     def outer_share(self) -> float:
@@ -91,7 +125,10 @@ class SBCResult:
             "min_p_value": float(self.test.p_values[worst]),
             "worst_statistic": self.case.statistics[worst],
             "level": self.level,
-            "verdict": "calibrated" if self.passed else "miscalibrated",
+            "verdict": self.verdict,
+            "verdict_note": self.verdict_note,
+            "min_power": self.min_power,
+            "min_power_for_verdict": MIN_POWER,
             "outer_share": self.outer_share,
             "implied_sd_ratio": self.implied_sd_ratio,
             **{f"power_{k}": v for k, v in self.power.items()},
@@ -104,11 +141,14 @@ class SBCResult:
         return out
 
 
-def _init_worker() -> None:
+def _init_worker(log_level: int) -> None:
     # one thread per worker process: replications run side by side, not nested
     import numba
 
+    from bayeswe.stan.log import set_cmdstanpy_level
+
     numba.set_num_threads(1)
+    set_cmdstanpy_level(log_level)  # as quiet as the parent (spawned: nothing inherited)
 
 
 def run_sbc(
@@ -118,11 +158,13 @@ def run_sbc(
     seed: int = 20261125,
     workers: int = 1,
     progress: bool | None = None,
+    verbose: bool = False,
 ) -> SBCResult:
     """Simulation-based calibration of one sampler (see :mod:`bayeswe.sbc.cases`).
 
     Replication ``r`` draws everything from ``SeedSequence(seed, spawn_key=(r,))``, so
     the ranks do not depend on ``workers`` or on the order replications finish.
+    cmdstanpy's log is off in the worker processes unless ``verbose``.
     """
     if sampler not in CASES and sampler not in BROKEN:
         raise ValueError(f"unknown SBC sampler {sampler!r}; choose from {', '.join(CASES)}")
@@ -140,7 +182,10 @@ def run_sbc(
     else:
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker
+            workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(level_for(verbose),),
         ) as pool:
             futures = {pool.submit(replicate, sampler, seed, r): r for r in range(replications)}
             for future in concurrent.futures.as_completed(futures):

@@ -53,7 +53,7 @@ import xarray as xr
 from scipy.special import expit
 
 from bayeswe.atomic import savefig_atomic, write_netcdf_atomic
-from bayeswe.errors import StanError
+from bayeswe.errors import BayesweError, MethodFailedError, one_line
 from bayeswe.fit import METHODS as STAN_METHODS
 from bayeswe.fit import SAMPLER_METHODS
 from bayeswe.options import parse_method_list
@@ -328,10 +328,10 @@ def compare_methods(
                 chains=chains if method in ("nuts", "pg-gibbs") else None,
                 **options,
             )
-        except StanError as exc:
-            # A method that fails (e.g. ADVI's step-size search) is a result of the
-            # comparison, not a reason to lose the others.
-            message = exc.stan_message.splitlines()[0] if exc.stan_message else str(exc)
+        except BayesweError as exc:
+            # A method that fails (e.g. ADVI's step-size search, a sampler's state going
+            # non-finite) is a result of the comparison, not a reason to lose the others.
+            message = f"{type(exc).__name__}: {one_line(exc)}"
             results.append(MethodResult.failed(method, time.perf_counter() - started, message))
             if progress is not None:
                 progress(f"[{i}/{len(methods)}] {method}: FAILED: {message}")
@@ -574,6 +574,8 @@ def main(argv: Sequence[str] | None = None, *, args: argparse.Namespace | None =
     """Run ``bayeswe compare sgns``; prints the table (or JSON) and returns 0.
 
     The options are checked (:func:`check_args`, ``ValueError``) before anything runs.
+    When a method failed, the table (or JSON) is printed first and then
+    :class:`~bayeswe.errors.MethodFailedError` is raised (the CLI exits 1).
     """
     if args is None:
         args = build_parser().parse_args(argv)
@@ -599,6 +601,7 @@ def main(argv: Sequence[str] | None = None, *, args: argparse.Namespace | None =
     )
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
+        _raise_if_failed(result.results)
         return 0
     s = result.settings
     print(
@@ -612,7 +615,16 @@ def main(argv: Sequence[str] | None = None, *, args: argparse.Namespace | None =
     print(result.table())
     if "files" in result.extra:
         print(f"\nsaved in {args.out}: {', '.join(result.extra['files'])}")
+    _raise_if_failed(result.results)
     return 0
+
+
+def _raise_if_failed(results: Sequence[MethodResult]) -> None:
+    """:class:`MethodFailedError` naming each failed method and why (after the table)."""
+    failed = [r for r in results if r.error is not None]
+    if failed:
+        why = "; ".join(f"{r.method}: {r.error}" for r in failed)
+        raise MethodFailedError(f"{len(failed)} of {len(results)} methods failed: {why}")
 
 
 if __name__ == "__main__":

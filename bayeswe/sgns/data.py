@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bayeswe.options import magnitude_problem
+from bayeswe.options import check_seed, magnitude_problem
 from bayeswe.sgns.errors import IdentificationError, SGNSDataError
 
 __all__ = ["SGNSData", "default_vocabulary"]
@@ -405,7 +405,7 @@ class SGNSData:
         """
         if not 0.0 < float(test_fraction) < 1.0:
             raise SGNSDataError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed("seed", seed, error=SGNSDataError))
         n_test = rng.binomial(self.n, test_fraction)
         pos_test = np.zeros_like(n_test)
         has = n_test > 0

@@ -22,6 +22,7 @@ import arviz as az
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bayeswe.options import magnitude_problem
 from bayeswe.sgns.errors import IdentificationError
 
 __all__ = [
@@ -135,6 +136,11 @@ def check_anchors(
         raise IdentificationError(f"fixed_alpha must be {K} x {K}, got shape {matrix.shape}")
     if not np.all(np.isfinite(matrix)):
         raise IdentificationError("fixed_alpha holds non-finite values")
+    largest = float(np.abs(matrix).max())
+    # the condition number is scale-free: 1e200 * I passes it, and overflows the model
+    problem = magnitude_problem("the largest |entry| of fixed_alpha", largest) if largest else None
+    if problem is not None:
+        raise IdentificationError(problem)
     cond = np.linalg.cond(matrix)
     if not cond < MAX_CONDITION:
         raise IdentificationError(

@@ -44,6 +44,19 @@ def _check_pairs(fields: Mapping[str, Any]) -> str | None:
     return magnitude_problem("lambda (the prior sd)", lam)
 
 
+def _check_identified(fields: Mapping[str, Any]) -> str | None:
+    """:func:`_check_pairs`, and the fixed context vectors' magnitude (JSON data too)."""
+    problem = _check_pairs(fields)
+    if problem is None:
+        fixed = np.abs(np.asarray(fields["fixed_alpha"], dtype=np.float64))
+        largest = float(fixed.max()) if fixed.size else 0.0
+        if not np.isfinite(largest):
+            return "fixed_alpha holds non-finite values"
+        if largest > 0:
+            problem = magnitude_problem("the largest |entry| of fixed_alpha", largest)
+    return problem
+
+
 def _vocabulary(data: Mapping[str, Any]) -> list[str] | None:
     vocab = data.get("vocabulary")
     return None if vocab is None else [str(w) for w in vocab]
@@ -89,7 +102,7 @@ SGNS_IDENTIFIED: StanModelSpec = register_model(
             "alpha_free": ("free_word", "dim"),
         },
         coords=_coords_identified,
-        check=_check_pairs,
+        check=_check_identified,
         description="probabilistic SGNS identified by K fixed context vectors (section 2)",
     )
 )

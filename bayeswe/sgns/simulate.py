@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from bayeswe.options import check_seed
 from bayeswe.sgns.data import SGNSData, default_vocabulary
 from bayeswe.sgns.errors import SGNSDataError
 
@@ -60,7 +61,7 @@ class SimulatedSGNS:
         """
         if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 1:
             raise SGNSDataError(f"N must be an integer >= 1, got {N!r}")
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed("seed", seed, error=SGNSDataError))
         return _observe(rng, self.rho, self.alpha, self.word_prob, int(N))
 
 
@@ -115,7 +116,7 @@ def simulate_sgns(
     if not (np.isfinite(epsilon) and epsilon > 0):
         raise SGNSDataError(f"epsilon must be positive, got {epsilon!r}")
     V, K, N = int(V), int(K), int(N)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed, error=SGNSDataError))
     scale = epsilon / np.sqrt(K)
     rho = rng.normal(0.0, scale, size=(V, K))
     alpha = rng.normal(0.0, scale, size=(V, K))

@@ -1015,9 +1015,17 @@ _EXCEPTION_LINE = re.compile(r"^\s*Exception: ")
 
 
 def _first_line(text: str, pattern: re.Pattern[str]) -> str | None:
-    for ln in text.splitlines():
-        if ln.strip() and pattern.search(ln):
-            return ln.strip()
+    """The first line matching ``pattern``; with the next line if it ends in ``:``.
+
+    Stan puts the reason on the line after its heading ("Optimization terminated with
+    error:" then "Line search failed ..."): the heading alone explains nothing.
+    """
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for i, ln in enumerate(lines):
+        if pattern.search(ln):
+            if ln.endswith(":") and i + 1 < len(lines):
+                return f"{ln} {lines[i + 1]}"
+            return ln
     return None
 
 

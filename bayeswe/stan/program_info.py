@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bayeswe.errors import StanCompileError, ToolchainError
+from bayeswe.stan.source import read_stan_source
 
 __all__ = [
     "OUTPUT_BLOCKS",
@@ -206,13 +207,14 @@ def program_info(stan_file: str | Path) -> ProgramInfo:
     ------
     FileNotFoundError
         If ``stan_file`` does not exist.
+    StanSourceError
+        If the file is empty or not UTF-8 text (before stanc runs).
     StanCompileError
         If ``stanc`` rejects the program; ``stan_message`` holds its message.
     """
     stan_file = Path(stan_file)
-    if not stan_file.is_file():
-        raise FileNotFoundError(f"Stan program not found: {stan_file}")
-    key = (str(stan_file.resolve()), hashlib.sha256(stan_file.read_bytes()).hexdigest())
+    source = read_stan_source(stan_file)  # FileNotFoundError, StanSourceError
+    key = (str(stan_file.resolve()), hashlib.sha256(source.encode("utf-8")).hexdigest())
     cached = _CACHE.get(key)
     if cached is not None:
         return cached

@@ -20,14 +20,18 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cmdstanpy
 
 from bayeswe.errors import StanCompileError, ToolchainError
+from bayeswe.stan.source import read_stan_source
 
 STAN_VERSION = "2.35.0"
 HTTPSTAN_VERSION = "4.13.0"
@@ -269,18 +273,52 @@ def _assemble(root: Path, httpstan_dir: Path, toolchain_id: str) -> None:
     (root / "makefile").write_text(makefile)
 
 
+@contextlib.contextmanager
+def _process_group(cmd: list[str], **popen: Any) -> Iterator[subprocess.Popen[str]]:
+    """``Popen(cmd)`` in a session of its own, killed with all its children on exit.
+
+    A compile is ``make`` -> ``stanc``, ``g++`` -> ``cc1plus``: killing ``make`` alone
+    (or nothing, as cmdstanpy does on Ctrl-C) leaves the compilers running. The group
+    is terminated when the block ends with the process still running, for any
+    reason (Ctrl-C in the parent included: the group does not get the terminal's
+    SIGINT, so the parent must stop it).
+    """
+    proc = subprocess.Popen(cmd, start_new_session=True, text=True, **popen)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM to the process group of ``proc`` (its session leader), SIGKILL after 5 s."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        # the leader is gone; the rest of its group (compilers) may not be yet
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        break
+
+
 def _run_make(cwd: Path, args: list[str], say: Callable[[str], None]) -> None:
     cmd = [os.environ.get("MAKE", "make"), *args]
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    assert proc.stdout is not None
-    lines = []
-    for line in proc.stdout:
-        lines.append(line)
-        if line.startswith("---"):
-            say(line.rstrip())
-    if proc.wait() != 0:
+    with _process_group(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("---"):
+                say(line.rstrip())
+        returncode = proc.wait()
+    if returncode != 0:
         raise ToolchainError(
             f"Building the bundled CmdStan failed ({' '.join(cmd)} in {cwd}):\n"
             + "".join(lines[-60:])
@@ -334,13 +372,14 @@ def compile_model(stan_file: str | Path) -> cmdstanpy.CmdStanModel:
 
     Raises
     ------
+    StanSourceError
+        The file is empty or not UTF-8 text (nothing is compiled).
     StanCompileError
         stanc or the C++ compiler rejected the program; ``stan_message`` holds
         their output.
     """
     stan_file = Path(stan_file)
-    if not stan_file.is_file():
-        raise FileNotFoundError(f"Stan program not found: {stan_file}")
+    read_stan_source(stan_file)  # empty or not UTF-8: refused before any compile
     tc = current()
     name = stan_file.stem
     final = cache_dir() / "models" / f"{name}-{model_cache_key(stan_file, tc)}"
@@ -365,18 +404,47 @@ def _usable_executable(exe: Path) -> bool:
     return exe.is_file() and st.st_size > 0 and os.access(exe, os.X_OK)
 
 
+#: cmdstanpy's compile, run by :func:`_compile_with_cmdstanpy` in a child process.
+_COMPILE_SCRIPT = """
+import logging
+import sys
+import cmdstanpy
+logging.getLogger("cmdstanpy").disabled = True  # the parent shows the failure, if any
+cmdstanpy.set_cmdstan_path(sys.argv[1])
+try:
+    cmdstanpy.CmdStanModel(stan_file=sys.argv[2])
+except ValueError as exc:
+    sys.stderr.write(str(exc))
+    sys.exit(3)
+"""
+
+
+def _compile_with_cmdstanpy(stan_file: Path, copy: Path) -> None:
+    """Compile ``copy`` (of ``stan_file``) as cmdstanpy does, in a process group of its own.
+
+    In-process, cmdstanpy leaves ``make`` and the compilers running when Ctrl-C
+    interrupts it; here the whole group is stopped (:func:`_process_group`) and the
+    ``KeyboardInterrupt`` goes on. cmdstanpy's log of the compile is kept for a failure.
+    """
+    cmd = [sys.executable, "-c", _COMPILE_SCRIPT, str(current().path), str(copy)]
+    with _process_group(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        _out, err = proc.communicate()
+    if proc.returncode == 3:
+        raise StanCompileError(f"Stan program {stan_file} did not compile", stan_message=err)
+    if proc.returncode != 0:
+        raise ToolchainError(
+            f"compiling {stan_file} failed (exit status {proc.returncode}): "
+            + (err.strip().splitlines() or ["no message"])[-1]
+        )
+
+
 def _compile_into(stan_file: Path, final: Path) -> None:
     tmp = final.with_name(final.name + f".tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
         shutil.copy2(stan_file, tmp / stan_file.name)
-        try:
-            cmdstanpy.CmdStanModel(stan_file=str(tmp / stan_file.name))
-        except ValueError as exc:
-            raise StanCompileError(
-                f"Stan program {stan_file} did not compile", stan_message=str(exc)
-            ) from None
+        _compile_with_cmdstanpy(stan_file, tmp / stan_file.name)
         for leftover in tmp.glob("*.hpp"):
             leftover.unlink()
         tmp.rename(final)

@@ -14,6 +14,7 @@ import pytest
 from bench_checks import check_run_facts
 
 from bayeswe.bench import BENCHMARKS, harness
+from bayeswe.errors import OutputError
 
 
 def _spin(seconds: float) -> int:
@@ -231,6 +232,34 @@ def test_run_cli_text_report_still_writes_json(
     assert json.loads(out.read_text())["summary"] == {"x": 3}
     with pytest.raises(harness.BenchError, match="no summary"):
         harness.run_cli("toy", _args("--json"), lambda: {"rows": []})
+
+
+def test_run_cli_checks_the_output_before_the_benchmark_runs(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    ran = []
+    with pytest.raises(ValueError, match="--output"):
+        harness.run_cli("toy", _args("--output", str(blocker / "r.json")), lambda: ran.append(1))
+    assert ran == []  # refused before the body, not after hours of it
+
+
+def test_run_cli_prints_the_json_when_the_output_cannot_be_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results"
+    out = results / "r.json"
+
+    def body() -> dict:
+        results.write_text("")  # the output's directory becomes a file while it runs
+        return {"summary": {"x": 3}}
+
+    for argv in (("--json", "--output", str(out)), ("--output", str(out))):
+        results.unlink(missing_ok=True)
+        with pytest.raises(OutputError, match="r.json"):
+            harness.run_cli("toy", _args(*argv, report=True), body, report=lambda r: "x is 3")
+        # the result is not lost: the JSON is on stdout even where a text report was asked
+        assert json.loads(capsys.readouterr().out)["summary"] == {"x": 3}
+        assert results.read_text() == ""
 
 
 def test_every_benchmark_has_the_common_options() -> None:

@@ -145,7 +145,7 @@ def test_command_writes_ranks_histogram_and_results(
         summary = record["summary"]
         assert summary["sampler"] == name and summary["approximate"] is approximate
         assert summary["replications"] == 20 and summary["statistics"] == len(SGNS_STATS)
-        assert summary["verdict"] in ("calibrated", "miscalibrated")
+        assert summary["verdict"] in ("miscalibrated", "not enough replications")
         assert set(record["p_values"]) == set(SGNS_STATS)
         assert record["run"]["command"] and record["run"]["versions"]
         assert (directory / "histogram.png").read_bytes()[:4] == b"\x89PNG"
