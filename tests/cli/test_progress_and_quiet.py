@@ -83,8 +83,9 @@ def test_sampler_reports_and_draws_do_not_depend_on_it(capsys):
     assert capsys.readouterr().err == ""
     loud = bayeswe.fit("lda", sim.data, show_progress=True, **kw)
     err = capsys.readouterr().err
-    # capsys's stderr is not a terminal: plain lines, the last one at 100 %
-    assert "cgs: 60/60 sweeps (100%)" in err
+    # capsys's stderr is not a terminal: plain lines, the last one at 100 %; a sweep is
+    # one of every chain (10 warm-up + 20 sampling)
+    assert "lda-cgs: 30/30 sweeps (100%)" in err
     np.testing.assert_array_equal(quiet.posterior["phi"].values, loud.posterior["phi"].values)
     with pytest.raises(ValueError, match="progress"):
         bayeswe.fit("lda", sim.data, show_progress="always", **kw)

@@ -506,14 +506,11 @@ print("not stopped")
 
 @pytest.mark.parametrize(("sig", "returncode"), [("SIGINT", -2), ("SIGKILL", -9)])
 def test_a_run_stopped_by_a_signal_resumes_to_the_uninterrupted_draws(
-    tmp_path: Path, sig: str, returncode: int
+    tmp_path: Path, sig: str, returncode: int, make_data: Any
 ) -> None:
     """Ctrl-C (KeyboardInterrupt) or a kill -9 at sweep 12: the checkpoint of sweep 10 is
     intact, the lock is free again, and resuming gives the draws of an uninterrupted run.
     (Python ends an uncaught KeyboardInterrupt by SIGINT itself: status -2.)"""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from conftest import identified_data
-
     path = tmp_path / "run.ckpt"
     code = _SIGNAL_CHILD.format(
         tests=str(Path(__file__).parent), path=str(path), signal=sig, run=RUN
@@ -529,7 +526,7 @@ def test_a_run_stopped_by_a_signal_resumes_to_the_uninterrupted_draws(
         last = done.stderr.rstrip().splitlines()[-2:]
         assert last[0] == "KeyboardInterrupt", last
         assert last[1].startswith("pg-gibbs: interrupted; checkpoint ") and "holds sweep" in last[1]
-    data = identified_data(8, 2, 3000, seed=3)
+    data = make_data(8, 2, 3000, seed=3)
     resumed = sample_pg_gibbs(data, seed=5, checkpoint=path, checkpoint_every=5, **RUN)
     assert resumed.attrs["resumed"]
     straight = sample_pg_gibbs(data, seed=5, **RUN)
