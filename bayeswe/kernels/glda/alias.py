@@ -32,6 +32,7 @@ from bayeswe.kernels.glda.precision import (
     precision_from_factor,
     topic_move_precision,
 )
+from bayeswe.kernels.glda.structs import PrecisionCache, Topics
 from bayeswe.kernels.topic_lists import fill_topic_lists, list_add, list_remove
 
 __all__ = [
@@ -711,8 +712,18 @@ def _block_move_word(
             if n_dk[d, j] == 0:
                 list_add(d, j, doc_top, doc_pos, doc_len)
             n_dk[d, j] += c
-        relabel_group(k, j, m, x, lo, hi, order, z, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                      tscale, texp, work)  # fmt: skip
+        relabel_group(
+            k,
+            j,
+            m,
+            x,
+            lo,
+            hi,
+            order,
+            z,
+            Topics(mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp),
+            work,
+        )
         n_wk[w, k] -= m
         n_wk[w, j] += m
         tcache[6, k] += 1.0  # both topics changed: their cached densities are void
@@ -782,10 +793,10 @@ def _finish_token(
         tcache[6, s] += 1.0  # both topics changed: their cached densities are void
         tcache[6, cur] += 1.0
     if cur != s and precision:
-        topic_move_precision(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
-        topic_move_precision(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+        topics = Topics(mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp)
+        cache = PrecisionCache(P, Pp, Pmu, muPmu, moves, W, W[0])
+        topic_move_precision(s, x, -1.0, topics, cache, work)
+        topic_move_precision(cur, x, 1.0, topics, cache, work)
         z[i] = cur
     elif cur != s:
         topic_move(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
