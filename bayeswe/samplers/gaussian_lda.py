@@ -45,7 +45,14 @@ from bayeswe.errors import StateMethodError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
 from bayeswe.kernels.glda import blocks as block_kern
-from bayeswe.kernels.glda.structs import Corpus, PrecisionCache, TopicMinor, Topics, WordGroups
+from bayeswe.kernels.glda.structs import (
+    Corpus,
+    DensityCache,
+    PrecisionCache,
+    TopicMinor,
+    Topics,
+    WordGroups,
+)
 from bayeswe.options import build_options, check_bool, check_choice, check_int
 from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.driver import CHECKPOINT_VERSION
@@ -414,8 +421,8 @@ def step(
                 "its word's tokens: rebuild_every and max_table_age apply to "
                 "scan='document' only"
             )
-        work = np.empty(3 * D + 10 * K)
-        iwork = np.empty(4 * K, dtype=np.int32)
+        work = np.empty(3 * D + 7 * K)
+        iwork = np.empty(7 * K, dtype=np.int64)
         if state.doc_lists is None or state.doc_lists[0].shape != state.n_dk.shape:
             n_docs = state.n_dk.shape[0]
             state.doc_lists = (
@@ -546,11 +553,11 @@ def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:
     return np.bincount(flat, minlength=V * K).reshape(V, K)
 
 
-def _density_cache(K: int) -> np.ndarray:
+def _density_cache(K: int) -> DensityCache:
     """Empty ``tcache`` of :func:`kern.sweep_alias` (no word, topic versions zero)."""
-    tcache = np.zeros((7, K))
-    tcache[1] = tcache[4] = -1.0
-    return tcache
+    keys = np.zeros((5, K), dtype=np.int64)
+    keys[0] = keys[2] = -1
+    return DensityCache(np.zeros((2, K)), keys)
 
 
 def _check_rebuild_every(rebuild_every: Any, max_table_age: int | None) -> None:

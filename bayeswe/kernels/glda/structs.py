@@ -17,6 +17,7 @@ import numpy as np
 __all__ = [
     "AliasTables",
     "Corpus",
+    "DensityCache",
     "PrecisionCache",
     "Prior",
     "TopicLists",
@@ -109,3 +110,17 @@ class WordGroups(NamedTuple):
     start: np.ndarray  #: int64 (V + 1,): word w's tokens are order[start[w]:start[w + 1]]
     kappa0: float  #: the prior's kappa
     lg_nu: np.ndarray  #: (N + 1,) :func:`.blocks.nu_lgamma_table` (may be empty if unused)
+
+
+class DensityCache(NamedTuple):
+    """Alias-MH's per-topic densities at the current word's vector, with their keys.
+
+    ``dens[0, k]``: log t(v_w | k) of word ``keys[0, k]`` at topic version
+    ``keys[1, k]``; ``dens[1, k]``: the same without one of the word's tokens, for word
+    ``keys[2, k]`` at version ``keys[3, k]``; ``keys[4, k]``: topic ``k``'s current
+    version, bumped by every move of a token into or out of it. An entry is valid when
+    its word is the current one and its version the current version.
+    """
+
+    dens: np.ndarray  #: float64 (2, K)
+    keys: np.ndarray  #: int64 (5, K)
