@@ -14,6 +14,7 @@ from scipy.special import gammaln
 from bayeswe.corpus import BagOfWords
 from bayeswe.glda.data import GaussianLDADataError
 from bayeswe.kernels import glda as kern
+from bayeswe.kernels.glda.structs import Corpus, Topics
 from bayeswe.options import rename_deprecated
 
 __all__ = [
@@ -369,9 +370,16 @@ def _infer_theta_online(
             kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
                                state.tscale, state.texp)  # fmt: skip
             kern.sweep_cgs_precision(
-                tok_doc, tok_word, z, emb, alpha, n_dk, *topic_args, state.rng, work, 0,
-                tok_doc.size, *_precision_cache(state),
-            )  # fmt: skip
+                Corpus(tok_doc, tok_word, emb, alpha),
+                z,
+                n_dk,
+                Topics(*topic_args),
+                _precision_cache(state),
+                state.rng,
+                work,
+                0,
+                tok_doc.size,
+            )
             if t >= iter_warmup:
                 theta[lo:hi] += (n_dk + alpha) / (lengths[lo:hi, None] + alpha.sum())
     return theta / iter_sampling

@@ -45,6 +45,14 @@ from bayeswe.errors import StateMethodError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
 from bayeswe.kernels.glda import blocks as block_kern
+from bayeswe.kernels.glda.structs import (
+    Corpus,
+    DensityCache,
+    PrecisionCache,
+    TopicMinor,
+    Topics,
+    WordGroups,
+)
 from bayeswe.options import build_options, check_bool, check_choice, check_int
 from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.driver import CHECKPOINT_VERSION
@@ -385,16 +393,20 @@ def step(
     N = problem.n_tokens
     kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
                        state.tscale, state.texp)  # fmt: skip
+    corpus, topics = _corpus(problem), _topics(state)
     if method == "cgs" and density == "precision":
         work = np.empty(3 * D + 2 * K)
         cache = _precision_cache(state)
-        changed = kern.sweep_cgs_precision(*args, state.rng, work, 0, N, *cache)
+        changed = kern.sweep_cgs_precision(corpus, state.z, state.n_dk, topics, cache, state.rng,
+                                           work, 0, N)  # fmt: skip
         acc, rebuilds = 1.0, 0
     elif method == "cgs" and density == "solve":
         work = np.empty(3 * D + 2 * K)
-        muT, RT, invdT = np.empty((D, K)), np.zeros((D, D, K)), np.empty((D, K))
-        kern.topic_minor(state.mu, state.R, state.invd, muT, RT, invdT)
-        changed = kern.sweep_cgs(*args, state.rng, work, 0, N, muT, RT, invdT, np.empty((D, K)))
+        minor = TopicMinor(
+            np.empty((D, K)), np.zeros((D, D, K)), np.empty((D, K)), np.empty((D, K))
+        )
+        kern.topic_minor(topics, minor)
+        changed = kern.sweep_cgs(corpus, state.z, state.n_dk, topics, minor, state.rng, work, 0, N)
         acc, rebuilds = 1.0, 0
     elif method == "cgs":
         raise ValueError(f"density must be one of {DENSITIES}, got {density!r}")
@@ -409,8 +421,8 @@ def step(
                 "its word's tokens: rebuild_every and max_table_age apply to "
                 "scan='document' only"
             )
-        work = np.empty(3 * D + 10 * K)
-        iwork = np.empty(4 * K, dtype=np.int32)
+        work = np.empty(3 * D + 7 * K)
+        iwork = np.empty(7 * K, dtype=np.int64)
         if state.doc_lists is None or state.doc_lists[0].shape != state.n_dk.shape:
             n_docs = state.n_dk.shape[0]
             state.doc_lists = (
@@ -488,14 +500,20 @@ def step(
             else np.zeros((0, 0), dtype=np.int64)
         )
         doc_count = np.zeros(problem.n_docs, dtype=np.int64)
+        words = _word_groups(problem, problem.nu_lgamma)
         for _ in range(passes):
             changed += block_kern.sweep_type_blocks(
-                problem.tok_doc, state.z, problem.emb, problem.alpha, state.n_dk, state.mu,
-                state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
-                state.tscale, state.texp, problem.word_order, problem.word_start,
-                problem.kappa0, problem.nu_lgamma, word_topic, state.rng,
-                doc_count, block_stats, int(_broken_blocks),
-            )  # fmt: skip
+                corpus,
+                state.z,
+                state.n_dk,
+                topics,
+                words,
+                word_topic,
+                state.rng,
+                doc_count,
+                block_stats,
+                int(_broken_blocks),
+            )
     tried, accepted = int(block_stats[0]), int(block_stats[1])
     state.sweep += 1
     return state, StepInfo(lp(problem, state), acc, int(changed), rebuilds, tried, accepted)
@@ -535,11 +553,11 @@ def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:
     return np.bincount(flat, minlength=V * K).reshape(V, K)
 
 
-def _density_cache(K: int) -> np.ndarray:
+def _density_cache(K: int) -> DensityCache:
     """Empty ``tcache`` of :func:`kern.sweep_alias` (no word, topic versions zero)."""
-    tcache = np.zeros((7, K))
-    tcache[1] = tcache[4] = -1.0
-    return tcache
+    keys = np.zeros((5, K), dtype=np.int64)
+    keys[0] = keys[2] = -1
+    return DensityCache(np.zeros((2, K)), keys)
 
 
 def _check_rebuild_every(rebuild_every: Any, max_table_age: int | None) -> None:
@@ -572,20 +590,37 @@ def _rebuild_uses(rebuild_every: int | str | None, K: int) -> int:
     return int(rebuild_every)
 
 
-def _precision_cache(state: GLDAState) -> tuple[np.ndarray, ...]:
-    """``P, Pp, Pmu, muPmu, moves, W, xx`` of :func:`kern.sweep_cgs_precision`, from the factors."""
+def _precision_cache(state: GLDAState) -> PrecisionCache:
+    """The precision cache of :func:`kern.sweep_cgs_precision`, from the factors."""
     K, D = state.mu.shape
     P, Pp = np.empty((K, D, D)), np.empty((K, D * (D + 1) // 2))
     Pmu, muPmu, W = np.empty((K, D)), np.empty(K), np.empty((D, D))
     for k in range(K):
         kern.precision_from_factor(k, state.R, state.mu, P, Pp, Pmu, muPmu, W)
-    return P, Pp, Pmu, muPmu, np.zeros(K, dtype=np.int64), W, np.empty(D * (D + 1) // 2)
+    return PrecisionCache(P, Pp, Pmu, muPmu, np.zeros(K, dtype=np.int64), W,
+                          np.empty(D * (D + 1) // 2))  # fmt: skip
 
 
-def _no_precision_cache() -> tuple[np.ndarray, ...]:
+def _no_precision_cache() -> PrecisionCache:
     # empty arrays of the cache's types, for kernels called with precision=False
     z1, z2, z3 = np.empty(0), np.empty((0, 0)), np.empty((0, 0, 0))
-    return z3, z2, z2, z1, np.empty(0, dtype=np.int64), z2, z1
+    return PrecisionCache(z3, z2, z2, z1, np.empty(0, dtype=np.int64), z2, z1)
+
+
+def _corpus(problem: GLDAProblem) -> Corpus:
+    """The kernels' view of the problem's tokens, embeddings and alpha."""
+    return Corpus(problem.tok_doc, problem.tok_word, problem.emb, problem.alpha)
+
+
+def _topics(state: GLDAState) -> Topics:
+    """The kernels' view of the state's topic parameters (the same arrays, not copies)."""
+    return Topics(state.mu, state.R, state.invd, state.logdet, state.kappa_k, state.nu_k,
+                  state.tconst, state.tscale, state.texp)  # fmt: skip
+
+
+def _word_groups(problem: GLDAProblem, lg_nu: np.ndarray) -> WordGroups:
+    """The tokens grouped by word type (block moves and the alias scan by word)."""
+    return WordGroups(problem.word_order, problem.word_start, float(problem.kappa0), lg_nu)
 
 
 def lp(problem: GLDAProblem, state: GLDAState) -> float:

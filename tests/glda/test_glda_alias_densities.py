@@ -110,10 +110,10 @@ def test_every_density_a_token_uses_is_eq_1(
         np.empty((problem.n_docs, K), np.int32),
         np.empty(problem.n_docs, np.int32),
     )
-    work = np.empty(3 * D + 10 * K)
+    work = np.empty(3 * D + 7 * K)
     fresh_lt = work[3 * D : 3 * D + K]
-    stamp = work[3 * D + 3 * K : 3 * D + 4 * K]
-    iwork = np.empty(4 * K, dtype=np.int32)
+    iwork = np.empty(7 * K, dtype=np.int64)
+    stamp = iwork[4 * K : 5 * K]
     tcache = _density_cache(K)
     order = problem.word_order  # a word's tokens in a row: its later tokens read tcache
     checked = {}  # (k is the token's topic, read from tcache) -> densities compared
@@ -136,17 +136,18 @@ def test_every_density_a_token_uses_is_eq_1(
         i = int(order[pos])
         z0, n_dk0 = state.z.copy(), state.n_dk.copy()
         w, s = int(problem.tok_word[i]), int(z0[i])
-        # which cached densities hold for word w now (row 0: at v_w; row 3: without one
+        # which cached densities hold for word w now (dens row 0: at v_w; row 1: without one
         # of w's tokens), and which are for w but an older state of their topic, before
         # the kernel reads or writes them
-        ver = tcache[6].copy()
+        keys = tcache.keys
+        ver = keys[4].copy()
         cached = {
-            False: (tcache[1] == w) & (tcache[2] == ver),
-            True: (tcache[4] == w) & (tcache[5] == ver),
+            False: (keys[0] == w) & (keys[1] == ver),
+            True: (keys[2] == w) & (keys[3] == ver),
         }
         outdated = {
-            False: (tcache[1] == w) & (tcache[2] != ver),
-            True: (tcache[4] == w) & (tcache[5] != ver),
+            False: (keys[0] == w) & (keys[1] != ver),
+            True: (keys[2] == w) & (keys[3] != ver),
         }
         visit(pos, 0)
         x = problem.emb[w]

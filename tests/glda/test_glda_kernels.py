@@ -12,7 +12,15 @@ from scipy import stats
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import glda as kern
-from bayeswe.samplers.gaussian_lda import GLDAProblem, _precision_cache, init_state, lp, step
+from bayeswe.samplers.gaussian_lda import (
+    GLDAProblem,
+    _corpus,
+    _precision_cache,
+    _topics,
+    init_state,
+    lp,
+    step,
+)
 
 
 def _fresh_psi(problem: GLDAProblem, z: np.ndarray) -> np.ndarray:
@@ -210,10 +218,16 @@ def test_precision_cache_tracks_the_factor_through_many_moves() -> None:
     changed = 0
     for _ in range(3):
         changed += kern.sweep_cgs_precision(
-            problem.tok_doc, problem.tok_word, s.z, problem.emb, problem.alpha, s.n_dk, s.mu,
-            s.R, s.invd, s.logdet, s.kappa_k, s.nu_k, s.tconst, s.tscale, s.texp, s.rng,
-            np.empty(3 * D + 2 * K), 0, problem.n_tokens, *cache,
-        )  # fmt: skip
+            _corpus(problem),
+            s.z,
+            s.n_dk,
+            _topics(s),
+            cache,
+            s.rng,
+            np.empty(3 * D + 2 * K),
+            0,
+            problem.n_tokens,
+        )
     assert 2 * changed > 2 * kern.PRECISION_REFRESH * K  # moves: 2 per change
     assert moves.min() > 0
     inv = _psi_inverse(s)

@@ -27,7 +27,15 @@ import bayeswe
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda import GaussianLDAData
 from bayeswe.kernels.glda import blocks
-from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
+from bayeswe.samplers.gaussian_lda import (
+    GLDAProblem,
+    _corpus,
+    _topics,
+    _word_groups,
+    init_state,
+    lp,
+    step,
+)
 
 pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
@@ -159,12 +167,17 @@ def test_a_group_moves_whole(exact) -> None:
         before = state.z.copy()
         stats = np.zeros(3, dtype=np.int64)
         moved += blocks.sweep_type_blocks(
-            problem.tok_doc, state.z, problem.emb, problem.alpha, state.n_dk, state.mu,
-            state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
-            state.tscale, state.texp, problem.word_order, problem.word_start,
-            problem.kappa0, problem.nu_lgamma, np.zeros((0, 0), np.int64),
-            state.rng, np.zeros(problem.n_docs, np.int64), stats, 0,
-        )  # fmt: skip
+            _corpus(problem),
+            state.z,
+            state.n_dk,
+            _topics(state),
+            _word_groups(problem, problem.nu_lgamma),
+            np.zeros((0, 0), np.int64),
+            state.rng,
+            np.zeros(problem.n_docs, np.int64),
+            stats,
+            0,
+        )
         for w in range(problem.emb.shape[0]):
             toks = problem.tok_word == w
             # from a single group per word, a word's tokens stay in one topic

@@ -18,8 +18,8 @@ Callers use the package namespace (``from bayeswe.kernels import glda as kern``;
 ``kern.sweep_cgs(...)``), which re-exports the kernels below.
 
 No kernel allocates per token: work vectors are passed in (the ``cgs`` sweeps take
-``work`` of ``3 * D + 2 * K`` floats; :func:`.alias.sweep_alias` ``3 * D + 10 * K``
-floats and ``iwork`` of ``4 * K`` ints, as :func:`bayeswe.samplers.gaussian_lda.step`
+``work`` of ``3 * D + 2 * K`` floats; :func:`.alias.sweep_alias` ``3 * D + 7 * K``
+floats and ``iwork`` of ``7 * K`` int64, as :func:`bayeswe.samplers.gaussian_lda.step`
 allocates them).
 
 Numba's on-disk cache (``cache=True``) checks only the source file of the function it

@@ -32,6 +32,7 @@ from bayeswe.kernels.glda.precision import (
     precision_from_factor,
     topic_move_precision,
 )
+from bayeswe.kernels.glda.structs import DensityCache, PrecisionCache, Topics
 from bayeswe.kernels.topic_lists import fill_topic_lists, list_add, list_remove
 
 __all__ = [
@@ -180,7 +181,7 @@ def sweep_alias(
     W: np.ndarray,
     xx: np.ndarray,
     n_wk: np.ndarray,
-    tcache: np.ndarray,
+    tcache: DensityCache,
     order: np.ndarray,
     cumulative: bool,
     doc_top: np.ndarray,
@@ -255,13 +256,14 @@ def sweep_alias(
 
     ``stats[0] += proposals``, ``stats[1] += accepted`` (a proposal equal to the
     current topic counts as accepted), ``stats[2] += table rebuilds``.
-    ``work`` needs ``3 * D + 10 * K`` floats, ``iwork`` ``4 * K`` ints, ``doc_top`` and
+    ``work`` needs ``3 * D + 7 * K`` floats, ``iwork`` ``7 * K`` int64, ``doc_top`` and
     ``doc_pos`` ``(n_docs, K)`` and ``doc_len`` ``(n_docs,)`` int32 (filled here: each
     document's topics with tokens, so the document term costs O(topics in the document),
     not O(K); see :mod:`bayeswe.kernels.topic_lists`). ``n_wk[w, k]``
     counts word ``w``'s tokens in topic ``k`` on entry and is kept in step. ``tcache``
-    (7, K) holds densities of the topics at the current word's vector (see
-    ``_token_log_t``); on entry rows 1 and 4 must be -1 and row 6 zero.
+    (a :class:`.structs.DensityCache`) holds densities of the topics at the current
+    word's vector and their keys (see ``_token_log_t``); on entry ``keys`` rows 0 and 2
+    must be -1 and row 4 zero.
 
     ``cumulative``: tables are stored as cumulative sums and drawn from by bisection
     instead of Vose's alias method (the sampler sets it for ``scan="word"``, where each
@@ -300,25 +302,26 @@ def sweep_alias(
     doc_topics = iwork[:K]
     small = iwork[K : 2 * K]
     large = iwork[:K]  # used only while building, when doc_topics is not live
-    # fresh_lt[k] is valid for this token iff stamp[k] == i; stamp reuses work's tail
-    stamp = work[3 * D + 3 * K : 3 * D + 4 * K]
-    Qall = work[3 * D + 4 * K : 3 * D + 5 * K]
-    log_alpha = work[3 * D + 5 * K : 3 * D + 6 * K]
-    word_in_topic = work[3 * D + 6 * K : 3 * D + 7 * K]
-    copy_w = work[3 * D + 7 * K : 3 * D + 8 * K]
+    # fresh_lt[k] is valid for this token iff stamp[k] == i
+    stamp = iwork[4 * K : 5 * K]
+    Qall = work[3 * D + 3 * K : 3 * D + 4 * K]
+    log_alpha = work[3 * D + 4 * K : 3 * D + 5 * K]
+    word_in_topic = work[3 * D + 5 * K : 3 * D + 6 * K]
+    copy_w = work[3 * D + 6 * K : 3 * D + 7 * K]
     # copy_mark[k] == i: topic k holds other tokens of token i's word (the set C)
-    copy_mark = work[3 * D + 8 * K : 3 * D + 9 * K]
+    copy_mark = iwork[5 * K : 6 * K]
     copy_topics = iwork[2 * K : 3 * K]
     # the topics that hold tokens of word w_owner (a superset of C: entries whose count
     # fell to zero stay), so the set C costs O(its size) per token while the word repeats
     w_top = iwork[3 * K : 4 * K]
-    w_mark = work[3 * D + 9 * K : 3 * D + 10 * K]  # w_mark[k] == w_owner: k is in w_top
+    w_mark = iwork[6 * K : 7 * K]  # w_mark[k] == w_owner: k is in w_top
+    tdens, tkeys = tcache
     w_len = 0
     w_owner = -1
     for k in range(K):
-        stamp[k] = -1.0
-        copy_mark[k] = -1.0
-        w_mark[k] = -1.0
+        stamp[k] = -1
+        copy_mark[k] = -1
+        w_mark[k] = -1
         log_alpha[k] = math.log(alpha[k])
     fill_topic_lists(n_dk, doc_top, doc_pos, doc_len)
     # log(n) for the counts of the fresh document term (n <= the longest document)
@@ -359,7 +362,7 @@ def sweep_alias(
                 w, x, word_start[w], word_start[w + 1], order, z, tok_doc, n_dk, n_wk, alpha,
                 mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, precision, P, Pp,
                 Pmu, muPmu, moves, W, xx, Qall, y, kappa0, lg_nu, cand, block_logq, doc_count,
-                block_docs, doc_top, doc_pos, doc_len, tcache, rng, block_stats, broken_blocks,
+                block_docs, doc_top, doc_pos, doc_len, tkeys, rng, block_stats, broken_blocks,
                 block_work,
             )  # fmt: skip
             q_word = w
@@ -377,7 +380,7 @@ def sweep_alias(
             # from its Mahalanobis distance under the current topic s (_log_t_without)
             fresh_lt[s] = _token_log_t(s, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd,
                                        kappa_k, nu_k, logdet, tconst, tscale, texp, y,
-                                       tcache)  # fmt: skip
+                                       tdens, tkeys)  # fmt: skip
             stamp[s] = i
         if rebuild:
             if q_word != w:  # else the block move left them, current
@@ -388,17 +391,17 @@ def sweep_alias(
                 # the distances give every topic's current density at v_w (and, where the
                 # word has tokens, without one of them): kept for this word's tokens
                 # until the topic changes
-                tcache[0, k] = tconst[k] - texp[k] * math.log1p(Qall[k] * tscale[k])
-                tcache[1, k] = w
-                tcache[2, k] = tcache[6, k]
+                tdens[0, k] = tconst[k] - texp[k] * math.log1p(Qall[k] * tscale[k])
+                tkeys[0, k] = w
+                tkeys[1, k] = tkeys[4, k]
                 if n_wk[w, k] > 0:
-                    tcache[3, k] = _log_t_without(k, Qall[k], D, kappa_k, nu_k, logdet)
-                    tcache[4, k] = w
-                    tcache[5, k] = tcache[6, k]
+                    tdens[1, k] = _log_t_without(k, Qall[k], D, kappa_k, nu_k, logdet)
+                    tkeys[2, k] = w
+                    tkeys[3, k] = tkeys[4, k]
             _build_alias(
                 w, Qall, alpha, stale_logw, stale_logq, stale_t,
                 alias_prob, alias_idx, scaled, small, large, word_in_topic, kappa_k, nu_k,
-                logdet, D, tcache[0], log_alpha, cumulative,
+                logdet, D, tdens[0], log_alpha, cumulative,
             )  # fmt: skip
             uses[w] = 0
             stats[2] += 1
@@ -417,7 +420,7 @@ def sweep_alias(
         logq = stale_logq[w]
         if not word_lists and w_owner != w:
             for j in range(w_len):
-                w_mark[w_top[j]] = -1.0
+                w_mark[w_top[j]] = -1
             w_len = 0
             for k in range(K):
                 if n_wk[w, k] > 0:
@@ -439,11 +442,11 @@ def sweep_alias(
                     # _token_log_t written out: every token reaches this, and the inlined
                     # call would rebind its twenty array arguments with atomic
                     # reference-count pairs, which cost more than the density (measured)
-                    ver = tcache[6, k]
-                    if k == s and tcache[4, k] == w and tcache[5, k] == ver:
-                        lt = tcache[3, k]
-                    elif k != s and tcache[1, k] == w and tcache[2, k] == ver:
-                        lt = tcache[0, k]
+                    ver = tkeys[4, k]
+                    if k == s and tkeys[2, k] == w and tkeys[3, k] == ver:
+                        lt = tdens[1, k]
+                    elif k != s and tkeys[0, k] == w and tkeys[1, k] == ver:
+                        lt = tdens[0, k]
                     else:
                         if precision:
                             q = _one_topic_quad(k, x, Pp, Pmu, muPmu, xx)
@@ -451,14 +454,14 @@ def sweep_alias(
                             q = _forward_sqnorm(R[k], invd[k], x, mu[k], y)
                         if k == s:
                             lt = _log_t_without(k, q, D, kappa_k, nu_k, logdet)
-                            tcache[3, k] = lt
-                            tcache[4, k] = w
-                            tcache[5, k] = ver
+                            tdens[1, k] = lt
+                            tkeys[2, k] = w
+                            tkeys[3, k] = ver
                         else:
                             lt = tconst[k] - texp[k] * math.log1p(q * tscale[k])
-                            tcache[0, k] = lt
-                            tcache[1, k] = w
-                            tcache[2, k] = ver
+                            tdens[0, k] = lt
+                            tkeys[0, k] = w
+                            tkeys[1, k] = ver
                     fresh_lt[k] = lt
                     stamp[k] = i
                 v = math.log(n_dk[d, k] + alpha[k]) + fresh_lt[k] - logq
@@ -578,12 +581,12 @@ def sweep_alias(
             if stamp[s] != i:
                 fresh_lt[s] = _token_log_t(s, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R,
                                            invd, kappa_k, nu_k, logdet, tconst, tscale, texp, y,
-                                           tcache)  # fmt: skip
+                                           tdens, tkeys)  # fmt: skip
                 stamp[s] = i
             if stamp[t] != i:
                 fresh_lt[t] = _token_log_t(t, s, w, x, precision, Pp, Pmu, muPmu, xx, mu, R,
                                            invd, kappa_k, nu_k, logdet, tconst, tscale, texp, y,
-                                           tcache)  # fmt: skip
+                                           tdens, tkeys)  # fmt: skip
                 stamp[t] = i
             if fast:
                 # q(k) ∝ (n_dk + alpha_k) g(k), g the fresh density in C and the table's
@@ -620,7 +623,7 @@ def sweep_alias(
             # token (measured)
             n_dk[d, s] += 1
         else:
-            _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, tcache, precision, mu, R, invd,
+            _finish_token(i, d, s, cur, w, x, z, n_dk, n_wk, tkeys, precision, mu, R, invd,
                           logdet, kappa_k, nu_k, tconst, tscale, texp, P, Pp, Pmu, muPmu, moves,
                           W, work)  # fmt: skip
         if n_dk[d, cur] == 1:
@@ -677,7 +680,7 @@ def _block_move_word(
     doc_top: np.ndarray,
     doc_pos: np.ndarray,
     doc_len: np.ndarray,
-    tcache: np.ndarray,
+    tkeys: np.ndarray,
     rng: np.ndarray,
     stats: np.ndarray,
     broken: int,
@@ -711,12 +714,22 @@ def _block_move_word(
             if n_dk[d, j] == 0:
                 list_add(d, j, doc_top, doc_pos, doc_len)
             n_dk[d, j] += c
-        relabel_group(k, j, m, x, lo, hi, order, z, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                      tscale, texp, work)  # fmt: skip
+        relabel_group(
+            k,
+            j,
+            m,
+            x,
+            lo,
+            hi,
+            order,
+            z,
+            Topics(mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp),
+            work,
+        )
         n_wk[w, k] -= m
         n_wk[w, j] += m
-        tcache[6, k] += 1.0  # both topics changed: their cached densities are void
-        tcache[6, j] += 1.0
+        tkeys[4, k] += 1  # both topics changed: their cached densities are void
+        tkeys[4, j] += 1
         for side in range(2):
             t = k if side == 0 else j
             if precision:
@@ -755,7 +768,7 @@ def _finish_token(
     z: np.ndarray,
     n_dk: np.ndarray,
     n_wk: np.ndarray,
-    tcache: np.ndarray,
+    tkeys: np.ndarray,
     precision: bool,
     mu: np.ndarray,
     R: np.ndarray,
@@ -779,13 +792,13 @@ def _finish_token(
     if cur != s:
         n_wk[w, s] -= 1
         n_wk[w, cur] += 1
-        tcache[6, s] += 1.0  # both topics changed: their cached densities are void
-        tcache[6, cur] += 1.0
+        tkeys[4, s] += 1  # both topics changed: their cached densities are void
+        tkeys[4, cur] += 1
     if cur != s and precision:
-        topic_move_precision(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
-        topic_move_precision(cur, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                             tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+        topics = Topics(mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp)
+        cache = PrecisionCache(P, Pp, Pmu, muPmu, moves, W, W[0])
+        topic_move_precision(s, x, -1.0, topics, cache, work)
+        topic_move_precision(cur, x, 1.0, topics, cache, work)
         z[i] = cur
     elif cur != s:
         topic_move(s, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
@@ -879,32 +892,35 @@ def _token_log_t(
     tscale: np.ndarray,
     texp: np.ndarray,
     y: np.ndarray,
-    tcache: np.ndarray,
+    tdens: np.ndarray,
+    tkeys: np.ndarray,
 ) -> float:
     # eq. (1) under topic k for a token of word w (vector x) that sits in topic s (left
     # out of it). A topic's density at v_w, and its density without one token of w, are
-    # the same for all of w's tokens until the topic changes: tcache keeps them per
-    # topic with the word and the topic's version (row 6, bumped by every move), so
+    # the same for all of w's tokens until the topic changes: tdens keeps them per
+    # topic (row 0 with the token, row 1 without), keyed in tkeys by the word (rows 0,
+    # 2) and the topic's version (rows 1, 3; row 4 the current one, bumped by every
+    # move), so
     # the scan by word computes each once per word and topic state. xx must hold x's
     # outer product (precision only). sweep_alias writes this body out for the set C:
     # keep the two in step (tests/glda/test_glda_alias_densities.py compares every
     # density either gives with eq. (1) from scratch).
-    ver = tcache[6, k]
+    ver = tkeys[4, k]
     if k == s:
-        if tcache[4, k] == w and tcache[5, k] == ver:
-            return tcache[3, k]
+        if tkeys[2, k] == w and tkeys[3, k] == ver:
+            return tdens[1, k]
         v = _fresh_log_t_without(s, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, kappa_k,
                                  nu_k, logdet, y)  # fmt: skip
-        tcache[3, k] = v
-        tcache[4, k] = w
-        tcache[5, k] = ver
+        tdens[1, k] = v
+        tkeys[2, k] = w
+        tkeys[3, k] = ver
         return v
-    if tcache[1, k] == w and tcache[2, k] == ver:
-        return tcache[0, k]
+    if tkeys[0, k] == w and tkeys[1, k] == ver:
+        return tdens[0, k]
     v = _fresh_log_t(k, x, precision, Pp, Pmu, muPmu, xx, mu, R, invd, tconst, tscale, texp, y)
-    tcache[0, k] = v
-    tcache[1, k] = w
-    tcache[2, k] = ver
+    tdens[0, k] = v
+    tkeys[0, k] = w
+    tkeys[1, k] = ver
     return v
 
 

@@ -47,6 +47,7 @@ from bayeswe.kernels.glda.common import (
     move_copies,
     rand_uniform,
 )
+from bayeswe.kernels.glda.structs import Corpus, Topics, WordGroups
 
 __all__ = [
     "block_accepts",
@@ -238,15 +239,7 @@ def relabel_group(
     hi: int,
     word_order: np.ndarray,
     z: np.ndarray,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    logdet: np.ndarray,
-    kappa_k: np.ndarray,
-    nu_k: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
+    topics: Topics,
     work: np.ndarray,
 ) -> None:
     """The word's ``m`` tokens in topic ``k`` (of ``word_order[lo:hi]``) move to ``j``:
@@ -255,30 +248,18 @@ def relabel_group(
         t = word_order[a]
         if z[t] == k:
             z[t] = j
+    mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp = topics
     move_copies(k, x, m, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
     move_copies(j, x, m, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
 
 
 @njit(cache=True)
 def sweep_type_blocks(
-    tok_doc: np.ndarray,
+    corpus: Corpus,
     z: np.ndarray,
-    emb: np.ndarray,
-    alpha: np.ndarray,
     n_dk: np.ndarray,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    logdet: np.ndarray,
-    kappa_k: np.ndarray,
-    nu_k: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
-    word_order: np.ndarray,
-    word_start: np.ndarray,
-    kappa0: float,
-    lg_nu: np.ndarray,
+    topics: Topics,
+    words: WordGroups,
     word_topic: np.ndarray,
     rng: np.ndarray,
     doc_count: np.ndarray,
@@ -287,15 +268,18 @@ def sweep_type_blocks(
 ) -> int:
     """One block move per word type with at least two tokens (see the module docstring).
 
-    Updates ``z``, ``n_dk``, the topic state (factors, means, constants) and, when it is
-    ``(V, K)``, ``word_topic`` in place. ``doc_count`` (int64, ``n_docs``) must be zero
-    and is left zero. ``stats`` (int64, 3) accumulates moves tried, moves that changed
-    the state, and tokens moved. Returns the number of tokens moved.
+    Updates ``z``, ``n_dk``, ``topics`` and, when it is ``(V, K)``, ``word_topic`` in
+    place. ``doc_count`` (int64, ``n_docs``) must be zero and is left zero. ``stats``
+    (int64, 3) accumulates moves tried, moves that changed the state, and tokens moved.
+    Returns the number of tokens moved.
 
     ``broken`` (tests only): 1 = accept every proposal (drops the document terms
     ``h``), 2 = candidates include topics holding other tokens of ``w`` (a move that
     merges two groups has no reverse move).
     """
+    tok_doc, _, emb, alpha = corpus
+    mu, R, invd, logdet, kappa_k, nu_k = topics[:6]
+    word_order, word_start, kappa0, lg_nu = words
     K = alpha.shape[0]
     D = emb.shape[1]
     V = word_start.shape[0] - 1
@@ -336,8 +320,7 @@ def sweep_type_blocks(
                 d = docs[b]
                 n_dk[d, k] -= doc_count[d]
                 n_dk[d, j] += doc_count[d]
-            relabel_group(k, j, m, x, lo, hi, word_order, z, mu, R, invd, logdet, kappa_k, nu_k,
-                          tconst, tscale, texp, work)  # fmt: skip
+            relabel_group(k, j, m, x, lo, hi, word_order, z, topics, work)
             if keep_wt:
                 word_topic[w, k] -= m
                 word_topic[w, j] += m

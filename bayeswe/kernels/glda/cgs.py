@@ -22,6 +22,7 @@ from numba import njit
 
 from bayeswe.kernels.glda.common import _log_t_without, _sample_log, rand_uniform, topic_move
 from bayeswe.kernels.glda.precision import all_topics_quad, topic_move_precision
+from bayeswe.kernels.glda.structs import Corpus, PrecisionCache, TopicMinor, Topics
 
 __all__ = [
     "sweep_cgs",
@@ -81,17 +82,11 @@ def _mirror(k: int, mu: np.ndarray, R: np.ndarray, invd: np.ndarray, muT: np.nda
 
 
 @njit(cache=True)
-def topic_minor(
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    muT: np.ndarray,
-    RT: np.ndarray,
-    invdT: np.ndarray,
-) -> None:
-    """Fill the topic-minor copies ``muT (D, K)``, ``RT (D, D, K)``, ``invdT (D, K)``."""
-    for k in range(mu.shape[0]):
-        _mirror(k, mu, R, invd, muT, RT, invdT)
+def topic_minor(topics: Topics, minor: TopicMinor) -> None:
+    """Fill the topic-minor copies ``minor.muT``, ``minor.RT``, ``minor.invdT`` from
+    ``topics``' means and factors."""
+    for k in range(topics.mu.shape[0]):
+        _mirror(k, topics.mu, topics.R, topics.invd, minor.muT, minor.RT, minor.invdT)
 
 
 @njit(cache=True, inline="always")
@@ -127,39 +122,29 @@ def _draw_topic(
 
 @njit(cache=True, nogil=True)
 def sweep_cgs(
-    tok_doc: np.ndarray,
-    tok_word: np.ndarray,
+    corpus: Corpus,
     z: np.ndarray,
-    emb: np.ndarray,
-    alpha: np.ndarray,
     n_dk: np.ndarray,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    logdet: np.ndarray,
-    kappa_k: np.ndarray,
-    nu_k: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
+    topics: Topics,
+    minor: TopicMinor,
     rng: np.ndarray,
     work: np.ndarray,
     start: int,
     stop: int,
-    muT: np.ndarray,
-    RT: np.ndarray,
-    invdT: np.ndarray,
-    Y: np.ndarray,
 ) -> int:
     """One exact collapsed Gibbs pass (eq. 1) over tokens ``start:stop``; returns #changes.
 
     Each token draws ``k`` with probability ``(n_dk + alpha_k) t(x | k)`` (counts and
     topic ``z_i`` without the token, eq. 1) from all ``K`` topics (one solve each,
     O(K D^2)); only if ``k`` differs from its topic does it leave it (downdate) and
-    join ``k`` (update). The K solves run together on topic-minor copies of the
-    factors (``muT``, ``RT``, ``invdT``, filled by :func:`topic_minor` and kept in step
-    after each move); ``Y`` is ``(D, K)`` scratch. ``work`` needs ``3 * D + 2 * K`` floats.
+    join ``k`` (update). The K solves run together on the topic-minor copies of the
+    factors in ``minor`` (filled by :func:`topic_minor`, kept in step after each move).
+    ``z``, ``n_dk`` and ``topics`` are updated in place; ``work`` needs
+    ``3 * D + 2 * K`` floats.
     """
+    tok_doc, tok_word, emb, alpha = corpus
+    mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp = topics
+    muT, RT, invdT, Y = minor
     K = alpha.shape[0]
     D = emb.shape[1]
     logw = work[3 * D : 3 * D + K]
@@ -188,42 +173,27 @@ def sweep_cgs(
 
 @njit(cache=True, nogil=True)
 def sweep_cgs_precision(
-    tok_doc: np.ndarray,
-    tok_word: np.ndarray,
+    corpus: Corpus,
     z: np.ndarray,
-    emb: np.ndarray,
-    alpha: np.ndarray,
     n_dk: np.ndarray,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    logdet: np.ndarray,
-    kappa_k: np.ndarray,
-    nu_k: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
+    topics: Topics,
+    cache: PrecisionCache,
     rng: np.ndarray,
     work: np.ndarray,
     start: int,
     stop: int,
-    P: np.ndarray,
-    Pp: np.ndarray,
-    Pmu: np.ndarray,
-    muPmu: np.ndarray,
-    moves: np.ndarray,
-    W: np.ndarray,
-    xx: np.ndarray,
 ) -> int:
     """:func:`sweep_cgs` with the quadratic forms from the precision cache.
 
     Same conditional (eq. 1) and same moves of the Cholesky factors; only the
     Mahalanobis distances of the K densities come from :func:`.precision.all_topics_quad`
-    instead of K forward substitutions. The cache (``P (K, D, D)``, ``Pp (K, D(D+1)/2)``,
-    ``Pmu (K, D)``, ``muPmu (K,)``, ``moves (K,)``) must be filled by
-    :func:`.precision.precision_from_factor` before the pass; ``W`` is ``(D, D)`` and ``xx``
-    ``D (D + 1) / 2`` scratch; ``work`` needs ``3 * D + 2 * K`` floats.
+    instead of K forward substitutions. ``cache`` must be filled by
+    :func:`.precision.precision_from_factor` before the pass and is kept in step by
+    :func:`.precision.topic_move_precision`; ``work`` needs ``3 * D + 2 * K`` floats.
     """
+    tok_doc, tok_word, emb, alpha = corpus
+    _, _, _, logdet, kappa_k, nu_k, tconst, tscale, texp = topics
+    Pp, Pmu, muPmu, xx = cache.Pp, cache.Pmu, cache.muPmu, cache.xx
     K = alpha.shape[0]
     D = emb.shape[1]
     logw = work[3 * D : 3 * D + K]
@@ -239,10 +209,8 @@ def sweep_cgs_precision(
                           logdet, logw, rng)  # fmt: skip
         n_dk[d, new] += 1
         if new != old:
-            topic_move_precision(old, x, -1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                                 tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
-            topic_move_precision(new, x, 1.0, mu, R, invd, logdet, kappa_k, nu_k, tconst,
-                                 tscale, texp, P, Pp, Pmu, muPmu, moves, W, work)  # fmt: skip
+            topic_move_precision(old, x, -1.0, topics, cache, work)
+            topic_move_precision(new, x, 1.0, topics, cache, work)
             z[i] = new
             changed += 1
     return changed

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from bayeswe.kernels.glda.common import topic_move
+from bayeswe.kernels.glda.structs import PrecisionCache, Topics
 
 __all__ = [
     "PRECISION_REFRESH",
@@ -193,38 +194,29 @@ def topic_move_precision(
     k: int,
     x: np.ndarray,
     sign: float,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    logdet: np.ndarray,
-    kappa_k: np.ndarray,
-    nu_k: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
-    P: np.ndarray,
-    Pp: np.ndarray,
-    Pmu: np.ndarray,
-    muPmu: np.ndarray,
-    moves: np.ndarray,
-    W: np.ndarray,
+    topics: Topics,
+    cache: PrecisionCache,
     work: np.ndarray,
 ) -> None:
     """:func:`.common.topic_move` plus the same rank-1 change applied to the precision cache.
 
-    The cache follows the factor by Sherman-Morrison (O(D^2)); every
-    :data:`PRECISION_REFRESH` moves of topic ``k`` it is recomputed from the factor
-    (:func:`precision_from_factor`), so its rounding error cannot grow with the run.
-    ``work`` needs ``3 * D`` floats.
+    Token vector ``x`` joins (``sign=1``) or leaves (``sign=-1``) topic ``k``: the
+    factor and constants in ``topics`` follow by eq. (4); the cache follows the factor
+    by Sherman-Morrison (O(D^2)), and every :data:`PRECISION_REFRESH` moves of topic
+    ``k`` is recomputed from the factor (:func:`precision_from_factor`), so its
+    rounding error cannot grow with the run. ``work`` needs ``3 * D`` floats.
     """
     D = x.shape[0]
-    kap = kappa_k[k]
+    mu, R = topics.mu, topics.R
+    P, Pp, Pmu, muPmu, moves = cache.P, cache.Pp, cache.Pmu, cache.muPmu, cache.moves
+    kap = topics.kappa_k[k]
     scale = kap / (kap + sign)
-    topic_move(k, x, sign, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, work)
+    topic_move(k, x, sign, mu, R, topics.invd, topics.logdet, topics.kappa_k, topics.nu_k,
+               topics.tconst, topics.tscale, topics.texp, work)  # fmt: skip
     moves[k] += 1
     if moves[k] >= PRECISION_REFRESH:
         moves[k] = 0
-        precision_from_factor(k, R, mu, P, Pp, Pmu, muPmu, W)
+        precision_from_factor(k, R, mu, P, Pp, Pmu, muPmu, cache.W)
         return
     # topic_move leaves u = x - mu_k (the old mean) in work[D:2D]
     _precision_rank1(P[k], work[D : 2 * D], sign * scale, work[2 * D : 3 * D])
