@@ -82,7 +82,7 @@ def _ours(method: str) -> Runner:
         made = harness.timed(start)
         state = made.value
         cavi_args = lda_vi.CAVIArgs(iter=1)
-        svi_args = lda_vi.SVIArgs(passes=1, elbo_every_pass=False)
+        svi_args = lda_vi.SVIArgs(iter=1, elbo_every_pass=False)
 
         def one_pass() -> None:
             if method == "cavi":
@@ -195,7 +195,9 @@ def run(*, quick: bool = False, budget: float | None = None, seed: int = 1) -> d
                 rows.append({"tool": tool, "skipped": "not installed"})
                 continue
             passes, seconds, phi = RUNNERS[tool](train, K, budget, seed)
-            held = heldout_log_predictive(phi, test, ALPHA, seed=seed, sweeps=40, burn_in=10)
+            held = heldout_log_predictive(
+                phi, test, ALPHA, seed=seed, iter_warmup=10, iter_sampling=30
+            )
             rows.append({
                 "tool": tool, "K": K, "passes": passes, "train_seconds": seconds,
                 "train_tokens": int(train.n_tokens),

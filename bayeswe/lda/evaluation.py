@@ -31,7 +31,9 @@ UMass; Bouma 2009 / Röder et al. 2015 for NPMI), averaged over word pairs:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import arviz as az
 import numpy as np
@@ -185,6 +187,30 @@ class HeldOutScore:
     n_draws: int
 
 
+def _renamed_sweeps(
+    iter_warmup: int, iter_sampling: int, deprecated: dict[str, Any]
+) -> tuple[int, int]:
+    """``(iter_warmup, iter_sampling)`` from the deprecated ``sweeps``/``burn_in`` if given."""
+    unknown = sorted(set(deprecated) - {"sweeps", "burn_in"})
+    if unknown:
+        raise TypeError(f"heldout_log_predictive() got unexpected arguments {unknown}")
+    if not deprecated:
+        return iter_warmup, iter_sampling
+    warnings.warn(
+        "heldout_log_predictive: sweeps and burn_in are deprecated and will be removed in "
+        "the next release; use iter_warmup (burn_in) and iter_sampling (sweeps - burn_in)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    burn = deprecated.get("burn_in", iter_warmup)
+    total = deprecated.get("sweeps", iter_warmup + iter_sampling)
+    check_int("sweeps", total, minimum=1)
+    check_int("burn_in", burn, minimum=0)
+    if burn >= total:
+        raise EvaluationError(f"burn_in={burn} must be < sweeps={total}")
+    return burn, total - burn
+
+
 def heldout_log_predictive(
     phi: np.ndarray | az.InferenceData,
     test: BagOfWords,
@@ -192,9 +218,10 @@ def heldout_log_predictive(
     *,
     seed: int,
     observed_fraction: float = 0.5,
-    sweeps: int = 50,
-    burn_in: int = 10,
+    iter_warmup: int = 10,
+    iter_sampling: int = 40,
     max_draws: int | None = 20,
+    **deprecated: Any,
 ) -> HeldOutScore:
     """Held-out log predictive probability per token by document completion.
 
@@ -216,8 +243,10 @@ def heldout_log_predictive(
         Seeds the split of the documents and the fold-in Gibbs runs.
     observed_fraction
         Share of each document's tokens used to estimate its ``theta``.
-    sweeps, burn_in
-        Fold-in Gibbs sweeps per draw, and how many of them are not averaged.
+    iter_warmup, iter_sampling
+        Fold-in Gibbs sweeps per draw not averaged, then averaged (cmdstanpy's names;
+        the old ``sweeps`` (their sum) and ``burn_in`` still work with a
+        :class:`DeprecationWarning`).
     max_draws
         Use at most this many draws of ``phi`` (evenly spaced); ``None``: all.
 
@@ -236,10 +265,10 @@ def heldout_log_predictive(
     if alpha_arr.shape not in ((), (K,)) or not (alpha_arr > 0).all():
         raise EvaluationError(f"alpha must be positive, scalar or of shape ({K},)")
     alpha_vec = np.broadcast_to(alpha_arr, (K,)).copy()
-    check_int("sweeps", sweeps, minimum=1)
-    check_int("burn_in", burn_in, minimum=0)
-    if burn_in >= sweeps:
-        raise EvaluationError(f"burn_in={burn_in} must be < sweeps={sweeps}")
+    iter_warmup, iter_sampling = _renamed_sweeps(iter_warmup, iter_sampling, deprecated)
+    check_int("iter_warmup", iter_warmup, minimum=0)
+    check_int("iter_sampling", iter_sampling, minimum=1)
+    sweeps, burn_in = iter_warmup + iter_sampling, iter_warmup
     obs_ptr, obs_word, ho_ptr, ho_word = split_documents(
         test, observed_fraction=observed_fraction, seed=seed
     )

@@ -139,7 +139,7 @@ class _Trainer:
         else:
             from bayeswe.samplers import lda_vi
 
-            args = lda_vi.SVIArgs(passes=1, batch_size=BATCH, tau0=TAU0, kappa=KAPPA,
+            args = lda_vi.SVIArgs(iter=1, batch_size=BATCH, tau0=TAU0, kappa=KAPPA,
                                   elbo_every_pass=False)  # fmt: skip
             if self.gamma is None:
                 lengths = self.data.corpus.doc_lengths
@@ -180,7 +180,12 @@ def run_cell(params: dict[str, Any], seed: int) -> dict[str, Any]:
             units += 1
         sweeps = params["sweeps"]
         score = heldout_log_predictive(
-            trainer.phi(), test, ALPHA, seed=DATA_SEED, sweeps=sweeps, burn_in=sweeps // 4
+            trainer.phi(),
+            test,
+            ALPHA,
+            seed=DATA_SEED,
+            iter_warmup=sweeps // 4,
+            iter_sampling=sweeps - sweeps // 4,
         )
         trace.append({"cpu_s": spent, "units": units, "heldout": float(score.per_token)})
     return {
