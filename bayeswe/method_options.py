@@ -104,8 +104,9 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "show_progress": None,
     },
     # cmdstanpy's optimize, variational, laplace and pathfinder have no progress bar
-    # (show_console only). bayeswe's variational methods write no files: no output_dir. One iteration of
-    # svi / jj-svi is one pass over the data; tol_rel_obj 0 runs all iter passes.
+    # (show_console only). bayeswe's variational methods write no files: no output_dir.
+    # One iteration of svi / jj-svi is one pass over the data; tol_rel_obj 0 runs all
+    # iter passes.
     ("cavi", "lda"): {
         "iter": 200, "tol_rel_obj": 1e-6, "draws": 200, "output_dir": None,
         "show_progress": _PROCESS,
