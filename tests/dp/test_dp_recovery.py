@@ -20,6 +20,7 @@ import bayeswe
 from bayeswe.dp import (
     initial_values,
     simulate_dp_mixture,
+    simulate_hdp_lda,
     stick_posterior_moments,
 )
 
@@ -85,3 +86,28 @@ def test_dp_nuts_weights_pass_the_rao_blackwell_z_test(dp_fit):
     # power: the same statistic under a prior ten times tighter on alpha fails
     _, wrong = _targets(occupancy, sim.data.alpha_shape, 10 * sim.data.alpha_rate)
     assert abs(_z(post["alpha"].values - wrong)) > Z_MAX
+
+
+def test_hdp_lda_nuts_recovers_the_number_of_live_topics():
+    """Three topics in the corpus, T = 5: every draw has three topics above 5 % of tokens.
+
+    The stick positions of the topics are not checked: NUTS keeps the order its start
+    gives them (see docs/nonparametrics.md), so ``leftover`` is not small in every chain.
+    """
+    sim = simulate_hdp_lda(
+        n_docs=20, doc_length=50, n_words=25, beta=(0.5, 0.3, 0.2), alpha0=2.0, eta=0.2,
+        truncation=5, seed=2,
+    )  # fmt: skip
+    idata = bayeswe.fit(
+        "hdp_lda", sim.data, method="nuts", seed=1, chains=2, iter_warmup=200,
+        iter_sampling=200, show_progress=False,
+    )  # fmt: skip
+    tokens = idata.posterior["topic_tokens"].values
+    share = tokens / tokens.sum(axis=-1, keepdims=True)
+    live = (share >= 0.05).sum(axis=-1).ravel()
+    assert np.bincount(live).argmax() == 3
+    assert np.mean(live == 3) > 0.9
+    # the live topics' token counts, sorted, are near the truth (a posterior-sd tolerance)
+    top = np.sort(tokens, axis=-1)[..., ::-1][..., :3].reshape(-1, 3)
+    truth = np.sort(sim.topic_tokens)[::-1]
+    assert np.all(np.abs(top.mean(axis=0) - truth) < 3 * top.std(axis=0) + 0.1 * truth)
