@@ -41,8 +41,11 @@
 // (the stick-breaking prior favours big clusters first) but it has one mode per
 // assignment of clusters to stick positions; chains may sit in different ones. Compare
 // label-free quantities (n_occupied, leftover, alpha, sorted weights, log_lik), not w_k
-// or mu_k across chains. The MAP (optimizing without the Jacobian) is degenerate when a
-// component collapses onto one point; use method="laplace" or jacobian=True for a mode.
+// or mu_k across chains. NUTS does not move a cluster between stick positions either:
+// start chains with the clusters in the first sticks by decreasing size (bayeswe's
+// initial_values does). The MAP (optimizing without the Jacobian) need not exist: the
+// Beta(1, alpha) density of an empty stick grows without bound as alpha -> 0 and
+// v -> 1; optimize with jacobian=True (method="laplace" does).
 //
 // Self-contained (no #include) so that it can be copied to other projects.
 // Part of bayeswe (BSD-3-Clause).
