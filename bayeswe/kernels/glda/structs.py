@@ -15,8 +15,10 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
+    "AliasOptions",
     "AliasTables",
     "Corpus",
+    "Densities",
     "DensityCache",
     "PrecisionCache",
     "Prior",
@@ -124,3 +126,20 @@ class DensityCache(NamedTuple):
 
     dens: np.ndarray  #: float64 (2, K)
     keys: np.ndarray  #: int64 (5, K)
+
+
+class Densities(NamedTuple):
+    """How the kernels evaluate eq. (1): the topics, and their precision cache when
+    ``precision`` (else the cache's arrays are not touched and may be empty)."""
+
+    topics: Topics
+    cache: PrecisionCache
+    precision: bool
+
+
+class AliasOptions(NamedTuple):
+    """The alias-MH settings of a sweep (:class:`.gaussian_lda.GLDAGibbsArgs`)."""
+
+    mh_steps: int  #: MH steps per token
+    fresh_doc: bool  #: the document term with fresh densities (else the table's)
+    rebuild_every: int  #: corpus order: a table is rebuilt after this many uses
