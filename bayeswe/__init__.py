@@ -10,6 +10,7 @@ warnings.filterwarnings(
 )
 
 # Importing the model packages registers their Stan models with bayeswe.fit.
+import bayeswe.dp  # noqa: E402, F401
 import bayeswe.glda  # noqa: E402, F401
 import bayeswe.lda  # noqa: E402, F401
 from bayeswe._version import __version__  # noqa: E402

@@ -251,7 +251,7 @@ def _fit_sampler(
             from bayeswe.samplers.lda_cgs import sample_cgs as run_lda
 
         idata = run_lda(data, seed=seed, chains=chains, **options)
-        for target in (idata, idata.posterior, idata.sample_stats):
+        for target in _attr_targets(idata):
             target.attrs["options"] = to_json({k: v for k, v in options.items() if v is not None})
             target.attrs["bayeswe_version"] = __version__
         return idata
@@ -283,7 +283,13 @@ def _fit_sampler(
         for k, v in options.items()
         if v is not None and k != "callback"
     }
-    for target in (idata, idata.posterior, idata.sample_stats):
+    for target in _attr_targets(idata):
         target.attrs["options"] = to_json(given)
         target.attrs["bayeswe_version"] = __version__
     return idata
+
+
+def _attr_targets(idata: az.InferenceData) -> list[Any]:
+    """The InferenceData and its groups that carry the run's attrs."""
+    groups = ("posterior", "sample_stats", "optimization_trace")
+    return [idata, *(idata[g] for g in groups if g in idata.groups())]

@@ -38,7 +38,13 @@ MCMC_OPTIONS: tuple[str, ...] = (
 )
 
 #: Shared options of the approximations (optimisers and variational methods).
-APPROXIMATION_OPTIONS: tuple[str, ...] = ("iter", "tol_rel_obj", "draws", "output_dir")
+APPROXIMATION_OPTIONS: tuple[str, ...] = (
+    "iter",
+    "tol_rel_obj",
+    "draws",
+    "output_dir",
+    "show_progress",
+)
 
 _CORES = "min(chains, cores)"
 _PROCESS = "off (on in the CLI)"
@@ -80,23 +86,49 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },
-    ("advi", "any"): {"iter": 10000, "tol_rel_obj": 0.01, "draws": 1000, "output_dir": _TEMPORARY},
+    ("advi", "any"): {
+        "iter": 10000, "tol_rel_obj": 0.01, "draws": 1000, "output_dir": _TEMPORARY,
+        "show_progress": None,
+    },
     ("advi-fullrank", "any"): {
         "iter": 10000, "tol_rel_obj": 0.01, "draws": 1000, "output_dir": _TEMPORARY,
+        "show_progress": None,
     },
-    ("map", "any"): {"iter": 2000, "tol_rel_obj": 10000.0, "draws": None, "output_dir": _TEMPORARY},
+    ("map", "any"): {
+        "iter": 2000, "tol_rel_obj": 10000.0, "draws": None, "output_dir": _TEMPORARY,
+        "show_progress": None,
+    },
     ("laplace", "any"): {
         "iter": 2000, "tol_rel_obj": 10000.0, "draws": 1000, "output_dir": _TEMPORARY,
+        "show_progress": None,
     },
     ("pathfinder", "any"): {
         "iter": None, "tol_rel_obj": 10000.0, "draws": 1000, "output_dir": _TEMPORARY,
+        "show_progress": None,
     },
-    ("cavi", "lda"): {"iter": 200, "tol_rel_obj": 1e-6, "draws": 200, "output_dir": None},
-    ("svi", "lda"): {"iter": None, "tol_rel_obj": None, "draws": 200, "output_dir": None},
-    ("jj-vb", "sgns"): {"iter": 500, "tol_rel_obj": 1e-7, "draws": 1000, "output_dir": None},
-    ("jj-svi", "sgns"): {"iter": None, "tol_rel_obj": None, "draws": 1000, "output_dir": None},
+    # cmdstanpy's optimize, variational, laplace and pathfinder have no progress bar
+    # (show_console only). bayeswe's variational methods write no files: no output_dir.
+    # One iteration of svi / jj-svi is one pass over the data; tol_rel_obj 0 runs all
+    # iter passes.
+    ("cavi", "lda"): {
+        "iter": 200, "tol_rel_obj": 1e-6, "draws": 200, "output_dir": None,
+        "show_progress": _PROCESS,
+    },
+    ("svi", "lda"): {
+        "iter": 10, "tol_rel_obj": 0.0, "draws": 200, "output_dir": None,
+        "show_progress": _PROCESS,
+    },
+    ("jj-vb", "sgns"): {
+        "iter": 500, "tol_rel_obj": 1e-7, "draws": 1000, "output_dir": None,
+        "show_progress": _PROCESS,
+    },
+    ("jj-svi", "sgns"): {
+        "iter": 20, "tol_rel_obj": 0.0, "draws": 1000, "output_dir": None,
+        "show_progress": _PROCESS,
+    },
     ("laplace-sparse", "sgns_identified"): {
         "iter": None, "tol_rel_obj": None, "draws": 1000, "output_dir": None,
+        "show_progress": None,
     },
 }  # fmt: skip
 

@@ -56,9 +56,10 @@ DEPRECATED_OPTIONS: Mapping[str, Mapping[str, str]] = {
     "heldout_log_predictive": {"burn_in": "iter_warmup", "sweeps": "iter_sampling"},
     "cavi": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
     "jj-vb": {"max_iter": "iter", "tol": "tol_rel_obj", "output_samples": "draws"},
+    **{method: {"passes": "iter", "output_samples": "draws"} for method in ("svi", "jj-svi")},
     **{
         method: {"output_samples": "draws"}
-        for method in ("svi", "jj-svi", "laplace-sparse", "advi", "advi-fullrank")
+        for method in ("laplace-sparse", "advi", "advi-fullrank")
     },
 }
 

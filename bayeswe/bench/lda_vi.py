@@ -82,7 +82,7 @@ def _ours(method: str) -> Runner:
         made = harness.timed(start)
         state = made.value
         cavi_args = lda_vi.CAVIArgs(iter=1)
-        svi_args = lda_vi.SVIArgs(passes=1, elbo_every_pass=False)
+        svi_args = lda_vi.SVIArgs(iter=1, elbo_every_pass=False)
 
         def one_pass() -> None:
             if method == "cavi":

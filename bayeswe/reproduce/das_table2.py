@@ -255,8 +255,14 @@ def hidden_words(
 
 
 def _thetas_lda(
-    idata: Any, bow: Any, alpha: np.ndarray, sweeps: int, burn_in: int, seed: int
+    idata: Any, bow: Any, alpha: np.ndarray, iter_sampling: int, iter_warmup: int, seed: int
 ) -> np.ndarray:
+    """Fold-in ``theta`` of ``bow``'s documents under the last draw of ``phi``.
+
+    The reproduction's fold-in runs ``iter_sampling`` sweeps in all for LDA, the first
+    ``iter_warmup`` of them not averaged (Gaussian LDA's ``infer_theta`` runs
+    ``iter_sampling`` after its warm-up): the lengths its committed cells were run with.
+    """
     from bayeswe.kernels import lda_cgs as kern
 
     phi = idata.posterior["phi"].values[0, -1]
@@ -268,8 +274,8 @@ def _thetas_lda(
         np.ascontiguousarray(word, np.int32),
         np.ascontiguousarray(phi.T),
         alpha,
-        burn_in,
-        sweeps - burn_in,
+        iter_warmup,
+        iter_sampling - iter_warmup,
         state,
     )
 

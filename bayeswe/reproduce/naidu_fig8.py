@@ -139,7 +139,7 @@ class _Trainer:
         else:
             from bayeswe.samplers import lda_vi
 
-            args = lda_vi.SVIArgs(passes=1, batch_size=BATCH, tau0=TAU0, kappa=KAPPA,
+            args = lda_vi.SVIArgs(iter=1, batch_size=BATCH, tau0=TAU0, kappa=KAPPA,
                                   elbo_every_pass=False)  # fmt: skip
             if self.gamma is None:
                 lengths = self.data.corpus.doc_lengths

@@ -232,7 +232,7 @@ def _variational(params: dict[str, Any], data: Any, seed: int) -> dict[str, Any]
         args: Any = jj_vb.JJVBArgs(iter=params["iterations"], ard=params["ard"])
         result = jj_vb.jj_vb(problem, args, seed)
     else:
-        args = jj_vb.JJSVIArgs(passes=params["iterations"], batch_size=params["batch_size"],
+        args = jj_vb.JJSVIArgs(iter=params["iterations"], batch_size=params["batch_size"],
                                ard=params["ard"])  # fmt: skip
         result = jj_vb.jj_svi(problem, args, seed)
     precision = result.ard_precision

@@ -1,28 +1,34 @@
-"""Samplers written against flat arrays, all of one shape.
+"""bayeswe's own samplers and approximations, on two protocols and two drivers.
 
-Each sampler module holds a problem object built from the model's data object, a
-state, ``init_state(problem, seed, ...)``, a ``step(problem, state, ...)`` that
-advances one chain by one sweep, and a ``sample_*`` driver that runs several chains
-and returns :class:`arviz.InferenceData` with the names, dims and coords of the
-model's Stan fits:
+Markov chains (:mod:`~.driver`): a sampler is a state holding everything its chain
+needs (random streams included), ``init(chain) -> state`` and ``step(state) -> (state,
+info)``; :func:`~.driver.run_chains` runs every one of them the same way (chains,
+warm-up / kept / thin as cmdstanpy counts them, parallel chains, Numba threads,
+progress, interrupts, checkpoint and resume, timing):
 
-* :mod:`~.pg_gibbs`: ``sgns_identified`` with method ``pg-gibbs``, driver
-  :func:`sample_pg_gibbs`;
-* :mod:`~.lda_cgs`: ``lda`` with method ``cgs``, driver :func:`sample_cgs`;
-* :mod:`~.gaussian_lda`: ``gaussian_lda`` with methods ``cgs`` and ``alias-mh``, driver
-  :func:`sample_gaussian_lda`;
-* :mod:`~.lda_vi`: ``lda`` with methods ``cavi`` and ``svi`` (optimisers, not samplers:
-  draws from their variational ``q``), drivers :func:`sample_cavi` and ``sample_svi``;
+* :mod:`~.pg_gibbs`: ``sgns_identified`` and ``sgns`` with method ``pg-gibbs``
+  (:func:`sample_pg_gibbs`);
+* :mod:`~.lda_cgs`: ``lda`` with method ``cgs`` (:func:`sample_cgs`);
+* :mod:`~.gaussian_lda`: ``gaussian_lda`` with methods ``cgs`` and ``alias-mh``
+  (:func:`sample_gaussian_lda`).
+
+Approximations (:mod:`~.variational`): ``init() -> state``, ``update(state) -> (state,
+info)``, a convergence rule on the objective and ``draws`` from ``q``, run by
+:func:`~.variational.run_variational` (``iter``, ``tol_rel_obj``, ``draws``; the
+objective's trace in the ``optimization_trace`` group, dim ``iteration``):
+
+* :mod:`~.lda_vi`: ``lda`` with methods ``cavi`` and ``svi``;
 * :mod:`~.jj_vb`: ``sgns`` with methods ``jj-vb`` and ``jj-svi`` (mean-field VB through
-  the Jaakkola-Jordan bound with ARD context vectors; draws from ``q``), drivers
-  :func:`sample_jj_vb` and ``sample_jj_svi``;
-* :mod:`~.laplace_sparse`: ``sgns_identified`` with method ``laplace-sparse`` (a
-  Gaussian at the mode with the exact Hessian assembled sparse), driver
-  :func:`sample_laplace_sparse`; its mode can come from :mod:`~.sgns_map`
-  (L-BFGS-B on a Numba gradient) where Stan's optimizer does not fit in memory.
+  the Jaakkola-Jordan bound with ARD context vectors).
 
-The hot loops live in :mod:`bayeswe.kernels`; the modules here validate arguments,
-own the random streams and label the output.
+:mod:`~.laplace_sparse` (``sgns_identified``, method ``laplace-sparse``: a Gaussian at
+the mode with the exact Hessian assembled sparse) returns the layout of Stan's
+``laplace``; its mode can come from :mod:`~.sgns_map` (L-BFGS-B on a Numba gradient)
+where Stan's optimizer does not fit in memory.
+
+Every one returns :class:`arviz.InferenceData` built by
+:func:`bayeswe.inference_data.to_inference_data`, with the names, dims and coords of the
+model's Stan fits. The hot loops live in :mod:`bayeswe.kernels`.
 """
 
 from bayeswe.samplers.gaussian_lda import GLDAProblem, sample_gaussian_lda

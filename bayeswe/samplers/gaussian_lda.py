@@ -992,8 +992,8 @@ def sample_gaussian_lda(
     GaussianLDADataError
         ``data`` is not a :class:`GaussianLDAData`.
     """
-    from bayeswe.glda.models import GAUSSIAN_LDA
     from bayeswe.inference_data import to_inference_data
+    from bayeswe.model_spec import get_model
     from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
 
     if method not in METHODS:
@@ -1070,7 +1070,7 @@ def sample_gaussian_lda(
         )
     # the collapsed samplers keep no observed_data / constant_data groups; the zoo's
     # declaration names the dims, the document ids are the doc coords
-    spec = dataclasses.replace(GAUSSIAN_LDA, data_fields=(), check=None)
+    spec = dataclasses.replace(get_model("gaussian_lda"), data_fields=(), check=None)
     posterior = {name: run.draws[name] for name in ("theta", "mu", "Sigma", "topic_tokens")}
     return to_inference_data(
         spec,

@@ -28,7 +28,7 @@ and therefore the optimal ``xi_p^2 = E_q[x^2]``, section 4.9.4). The updates
 ``jj-vb`` is batch coordinate ascent: one iteration updates every ``rho_w``, every
 ``xi_p``, every ``alpha_c``, ``q(tau)`` and every ``xi_p`` again. Each step maximises the
 bound (:func:`elbo`) exactly in its coordinates, so the recorded ELBO never decreases.
-Iterations stop when ``|ELBO_t - ELBO_{t-1}| <= tol_rel_obj |ELBO_t|`` or after ``iter``.
+Iterations stop when ``|ELBO_t - ELBO_{t-1}| < tol_rel_obj |ELBO_t|`` or after ``iter``.
 
 ``jj-svi`` is the thesis's Algorithm 3 (stochastic VI, section 5.3.1) on mini-batches of
 pairs: for the words that are targets in a mini-batch, the natural parameters of
@@ -43,21 +43,22 @@ Algorithm 4 (the multithreaded version) is not implemented.
 Output: ``posterior.rho`` and ``alpha`` ``(chain=1, draw, word, dim)`` are ``draws``
 independent draws from ``q`` (``SeedSequence(seed, spawn_key=(1,))``), with ``sgns``'s
 names, dims and coords; ``posterior.ard_precision`` ``(chain, draw, dim)`` draws from
-``q(tau)`` (``ard=True`` only); ``sample_stats.elbo`` the ELBO per iteration
-(``jj-vb``, dim ``iteration``) or after each pass (``jj-svi``, dim ``pass``).
+``q(tau)`` (``ard=True`` only); group ``optimization_trace`` the ELBO per iteration
+(dim ``iteration``: a sweep for ``jj-vb``, a pass over the pairs for ``jj-svi``). Both
+run through :func:`bayeswe.samplers.variational.run_variational`; ``jj-vb`` stops by
+:func:`~bayeswe.samplers.variational.relative_change_converged`, ``jj-svi`` (with
+``tol_rel_obj > 0``) by :func:`~bayeswe.samplers.variational.advi_converged`.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import arviz as az
 import numpy as np
-import xarray as xr
 from numpy.typing import NDArray
 from scipy.special import digamma, gammaln
 
@@ -71,9 +72,13 @@ from bayeswe.options import (
     check_int,
     magnitude_problem,
 )
+from bayeswe.samplers import variational as vi
 
 __all__ = [
     "INIT_SD",
+    "JJSVI",
+    "JJSVIState",
+    "JJVB",
     "JJSVIArgs",
     "JJVBArgs",
     "JJVBProblem",
@@ -143,6 +148,8 @@ class JJVBArgs:
     #: ``V x K`` initial means. The covariances start at ``0.1^2 I`` and ``E[tau]`` at
     #: ``lambda^-2``.
     init: str | Mapping[str, Any] = "random"
+    #: Progress of the iterations (:mod:`bayeswe.progress`).
+    show_progress: bool | None = None
 
     method: ClassVar[str] = "jj-vb"
 
@@ -152,16 +159,19 @@ class JJVBArgs:
         check_int("draws", self.draws, minimum=1)
         _check_ard(self.ard_a0, self.ard_b0, self.ard)
         _check_init(self.init)
+        _check_progress(self.show_progress)
 
 
 @dataclass(frozen=True, kw_only=True)
 class JJSVIArgs:
     """Options of ``method="jj-svi"`` (stochastic VI, thesis Algorithm 3)."""
 
+    #: Most passes over the pairs (each in a new random order), one iteration each.
+    iter: int = 20
+    #: Stop by Stan's ADVI rule on the per-pass ELBO; 0 runs all ``iter`` passes.
+    tol_rel_obj: float = 0.0
     #: Pairs per mini-batch.
     batch_size: int = 1000
-    #: Passes over the pairs (each in a new random order).
-    passes: int = 20
     #: Step ``r_t = (tau0 + t) ** -kappa`` at update ``t = 0, 1, ...``; ``tau0 >= 1`` keeps
     #: every step in ``(0, 1]``; Robbins–Monro convergence needs ``0.5 < kappa <= 1``
     #: (``kappa = 0``: every step 1).
@@ -172,17 +182,25 @@ class JJSVIArgs:
     ard_a0: float = 1e-3
     ard_b0: float = 1e-3
     init: str | Mapping[str, Any] = "random"
+    show_progress: bool | None = None
 
     method: ClassVar[str] = "jj-svi"
 
     def validate(self) -> None:
+        check_int("iter", self.iter, minimum=1)
+        check_float("tol_rel_obj", self.tol_rel_obj, low=0, open_low=False)
         check_int("batch_size", self.batch_size, minimum=1)
-        check_int("passes", self.passes, minimum=1)
         check_float("tau0", self.tau0, low=1, open_low=False)
         check_float("kappa", self.kappa, low=0, high=1, open_low=False, open_high=False)
         check_int("draws", self.draws, minimum=1)
         _check_ard(self.ard_a0, self.ard_b0, self.ard)
         _check_init(self.init)
+        _check_progress(self.show_progress)
+
+
+def _check_progress(value: Any) -> None:
+    if value is not None and not isinstance(value, bool):
+        raise ValueError(f"show_progress must be True, False or None, got {value!r}")
 
 
 # --------------------------------------------------------------------------- problem
@@ -468,14 +486,63 @@ def elbo(
     return float(np.sum(bound)) + float(rho) + float(alpha) + tau
 
 
-# --------------------------------------------------------------------------- drivers
+# --------------------------------------------------------------------------- approximations
 
 
-def _result(state: JJVBState, trace: list[float], converged: bool) -> JJVBResult:
+def _result(state: JJVBState, trace: NDArray[np.float64], converged: bool) -> JJVBResult:
     return JJVBResult(
         m=state.m, S=state.S, mu=state.mu, Sigma=state.Sigma, a=state.a, b=state.b,
-        xi=state.xi, elbo=np.array(trace), converged=converged,
+        xi=state.xi, elbo=np.asarray(trace), converged=converged,
     )  # fmt: skip
+
+
+def _q_draws(
+    state: JJVBState, n: int, rng: np.random.Generator, ard: bool
+) -> tuple[dict[str, NDArray[np.float64]], dict[str, NDArray[np.float64]]]:
+    """``n`` independent draws from ``q``: rho, then alpha, then tau (``ard`` only)."""
+    out = {}
+    for name, mean, cov in (("rho", state.m, state.S), ("alpha", state.mu, state.Sigma)):
+        chol = np.linalg.cholesky(cov)
+        z = rng.standard_normal((n, *mean.shape))
+        out[name] = mean[None] + np.einsum("vkj,dvj->dvk", chol, z)
+    if ard:
+        out["ard_precision"] = rng.gamma(state.a, 1.0 / state.b, size=(n, state.a.size))
+    return out, {}
+
+
+class JJVB:
+    """Batch coordinate-ascent VB (thesis section 4.9), an
+    :class:`~bayeswe.samplers.variational.Approximation`.
+
+    One iteration: :func:`update_rho`, :func:`update_xi`, :func:`update_alpha`,
+    :func:`update_tau`, :func:`update_xi`, then the ELBO (:func:`elbo`). The state
+    starts at ``init_state(problem, args, seed)`` and is updated in place.
+    """
+
+    name = "jj-vb"
+
+    def __init__(self, problem: JJVBProblem, args: JJVBArgs, seed: int) -> None:
+        self.problem, self.args, self.seed = problem, args, seed
+
+    def init(self) -> JJVBState:
+        return init_state(self.problem, self.args, self.seed)
+
+    def update(self, state: JJVBState) -> tuple[JJVBState, float]:
+        problem, args = self.problem, self.args
+        update_rho(problem, state)
+        update_xi(problem, state)
+        update_alpha(problem, state)
+        update_tau(problem, state, args)
+        return state, elbo(problem, state, args, update_xi(problem, state))
+
+    def objective(self, info: float) -> float:
+        return info
+
+    def converged(self, trace: Sequence[float], tol_rel_obj: float) -> bool:
+        return vi.relative_change_converged(trace, tol_rel_obj)
+
+    def draws(self, state: JJVBState, n: int, rng: np.random.Generator):
+        return _q_draws(state, n, rng, self.args.ard)
 
 
 def jj_vb(
@@ -484,27 +551,13 @@ def jj_vb(
     seed: int,
     state: JJVBState | None = None,
 ) -> JJVBResult:
-    """Batch coordinate-ascent VB (thesis section 4.9) from ``init_state(problem, args, seed)``
-    or from ``state`` (updated in place).
-
-    One iteration: :func:`update_rho`, :func:`update_xi`, :func:`update_alpha`,
-    :func:`update_tau`, :func:`update_xi`, then the ELBO (:func:`elbo`) is recorded.
-    """
-    problem = _problem(data)
-    if state is None:
-        state = init_state(problem, args, seed)
-    trace: list[float] = []
-    converged = False
-    for _ in range(args.iter):
-        update_rho(problem, state)
-        update_xi(problem, state)
-        update_alpha(problem, state)
-        update_tau(problem, state, args)
-        trace.append(elbo(problem, state, args, update_xi(problem, state)))
-        if len(trace) > 1 and abs(trace[-1] - trace[-2]) <= args.tol_rel_obj * abs(trace[-1]):
-            converged = True
-            break
-    return _result(state, trace, converged)
+    """Batch coordinate-ascent VB (:class:`JJVB`) from ``init_state(problem, args, seed)``
+    or from ``state`` (updated in place)."""
+    run = vi.optimize(
+        JJVB(_problem(data), args, seed), iter=args.iter, tol_rel_obj=args.tol_rel_obj,
+        show_progress=args.show_progress, state=state,
+    )  # fmt: skip
+    return _result(run.state, run.trace, run.converged)
 
 
 def _batch_block(
@@ -535,14 +588,19 @@ def _step(rows, r: float, prec, lin, new_prec, new_lin) -> None:
     lin[rows] = (1.0 - r) * lin[rows] + r * new_lin[rows]
 
 
-def jj_svi(
-    data: JJVBProblem | Mapping[str, Any],
-    args: JJSVIArgs,
-    seed: int,
-    state: JJVBState | None = None,
-) -> JJVBResult:
+@dataclass(eq=False)
+class JJSVIState:
+    """``q`` (updated in place), the updates made and the mini-batch stream."""
+
+    q: JJVBState
+    t: int
+    rng: np.random.Generator
+
+
+class JJSVI:
     """Stochastic VI (thesis Algorithm 3, section 5.3.1) with Robbins–Monro steps on the
-    natural parameters; mini-batch order from ``SeedSequence(seed, spawn_key=(2,))``.
+    natural parameters, one pass over the pairs per iteration; mini-batch order from
+    ``SeedSequence(seed, spawn_key=(2,))``.
 
     Per mini-batch ``B`` (``batch_size`` pairs, sorted), with ``r_t = (tau0 + t)^-kappa``:
 
@@ -555,8 +613,8 @@ def jj_svi(
        (with the new ``q(rho)``), then ``b <- (1 - r_t) b + r_t b_hat`` of ``q(tau)``.
 
     Words without any pair in the data take part in every step (their optimum is the
-    prior). After each pass every ``xi`` is updated and the full-data ELBO recorded.
-    With one mini-batch of all pairs and ``r_t = 1`` a step is exactly one :func:`jj_vb`
+    prior). After each pass every ``xi`` is updated and the full-data ELBO evaluated.
+    With one mini-batch of all pairs and ``r_t = 1`` a step is exactly one :class:`JJVB`
     iteration.
 
     Deviation from Algorithm 3: it blends ``U`` and ``V`` together at the end of the
@@ -567,106 +625,100 @@ def jj_svi(
     -8,529 with this one (batch optimum -8,304), as the noise of the scaled ``U`` estimate
     otherwise enters ``V``'s.
     """
-    problem = _problem(data)
-    if state is None:
-        state = init_state(problem, args, seed)
-    V, K, P = problem.V, problem.K, problem.P
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
-    # context_order position of each pair: sorts a batch like the full context ordering
-    ctx_rank = np.empty(P, dtype=np.int64)
-    ctx_rank[problem.context_order] = np.arange(P)
-    per_target = np.diff(problem.target_ptr)
-    per_context = np.diff(problem.context_ptr)
-    prec_hat, lin_hat = np.empty((V, K, K)), np.empty((V, K))
-    trace: list[float] = []
-    t = 0
-    for _ in range(args.passes):
-        order = rng.permutation(P)
+
+    name = "jj-svi"
+
+    def __init__(
+        self, problem: JJVBProblem, args: JJSVIArgs, seed: int, q: JJVBState | None = None
+    ) -> None:
+        self.problem, self.args, self.seed, self._q = problem, args, seed, q
+        P, V, K = problem.P, problem.V, problem.K
+        # context_order position of each pair: sorts a batch like the full context ordering
+        self.ctx_rank = np.empty(P, dtype=np.int64)
+        self.ctx_rank[problem.context_order] = np.arange(P)
+        self.per_target = np.diff(problem.target_ptr)
+        self.per_context = np.diff(problem.context_ptr)
+        self.prec_hat, self.lin_hat = np.empty((V, K, K)), np.empty((V, K))
+
+    def init(self) -> JJSVIState:
+        q = init_state(self.problem, self.args, self.seed) if self._q is None else self._q
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2,)))
+        return JJSVIState(q, 0, rng)
+
+    def update(self, state: JJSVIState) -> tuple[JJSVIState, float]:
+        problem, args, q = self.problem, self.args, state.q
+        V, K, P = problem.V, problem.K, problem.P
+        prec_hat, lin_hat = self.prec_hat, self.lin_hat
+        order = state.rng.permutation(P)
         for start in range(0, P, args.batch_size):
             batch = np.sort(order[start : start + args.batch_size]).astype(np.int64)
-            r = (args.tau0 + t) ** -args.kappa
-            update_xi(problem, state, batch)
-            rows, ptr, pairs, scale = _batch_block(batch, problem.target, V, per_target)
-            _rho_natural(problem, state, rows, ptr, pairs, scale, prec_hat, lin_hat)
-            _step(rows, r, state.rho_prec, state.rho_lin, prec_hat, lin_hat)
-            _moments(rows, state.rho_prec, state.rho_lin, state.m, state.S, state.rho_mom,
-                     state.rho_logdet, "rho")  # fmt: skip
-            update_xi(problem, state, batch)
-            by_context = batch[np.argsort(ctx_rank[batch], kind="stable")]
-            rows, ptr, pairs, scale = _batch_block(by_context, problem.context, V, per_context)
-            _alpha_natural(problem, state, rows, ptr, pairs, scale, prec_hat, lin_hat,
-                           state.rho_mom, state.m)  # fmt: skip
-            _step(rows, r, state.alpha_prec, state.alpha_lin, prec_hat, lin_hat)
-            _moments(rows, state.alpha_prec, state.alpha_lin, state.mu, state.Sigma,
-                     state.alpha_mom, state.alpha_logdet, "alpha")  # fmt: skip
+            r = (args.tau0 + state.t) ** -args.kappa
+            update_xi(problem, q, batch)
+            rows, ptr, pairs, scale = _batch_block(batch, problem.target, V, self.per_target)
+            _rho_natural(problem, q, rows, ptr, pairs, scale, prec_hat, lin_hat)
+            _step(rows, r, q.rho_prec, q.rho_lin, prec_hat, lin_hat)
+            _moments(rows, q.rho_prec, q.rho_lin, q.m, q.S, q.rho_mom, q.rho_logdet, "rho")
+            update_xi(problem, q, batch)
+            by_context = batch[np.argsort(self.ctx_rank[batch], kind="stable")]
+            rows, ptr, pairs, scale = _batch_block(by_context, problem.context, V, self.per_context)
+            _alpha_natural(problem, q, rows, ptr, pairs, scale, prec_hat, lin_hat,
+                           q.rho_mom, q.m)  # fmt: skip
+            _step(rows, r, q.alpha_prec, q.alpha_lin, prec_hat, lin_hat)
+            _moments(rows, q.alpha_prec, q.alpha_lin, q.mu, q.Sigma, q.alpha_mom,
+                     q.alpha_logdet, "alpha")  # fmt: skip
             if args.ard:
-                state.a = np.full(K, args.ard_a0 + 0.5 * V)
-                state.b = (1.0 - r) * state.b + r * _tau_rate(problem, state, args.ard_b0)
-            t += 1
-        trace.append(elbo(problem, state, args, update_xi(problem, state)))
-    return _result(state, trace, converged=False)
+                q.a = np.full(K, args.ard_a0 + 0.5 * V)
+                q.b = (1.0 - r) * q.b + r * _tau_rate(problem, q, args.ard_b0)
+            state.t += 1
+        return state, elbo(problem, q, args, update_xi(problem, q))
+
+    def objective(self, info: float) -> float:
+        return info
+
+    def converged(self, trace: Sequence[float], tol_rel_obj: float) -> bool:
+        return vi.advi_converged(trace, tol_rel_obj, iter=self.args.iter)
+
+    def draws(self, state: JJSVIState, n: int, rng: np.random.Generator):
+        return _q_draws(state.q, n, rng, self.args.ard)
+
+
+def jj_svi(
+    data: JJVBProblem | Mapping[str, Any],
+    args: JJSVIArgs,
+    seed: int,
+    state: JJVBState | None = None,
+) -> JJVBResult:
+    """Stochastic VI (:class:`JJSVI`) from ``init_state(problem, args, seed)`` or from
+    ``state`` (updated in place)."""
+    run = vi.optimize(
+        JJSVI(_problem(data), args, seed, state), iter=args.iter,
+        tol_rel_obj=args.tol_rel_obj, show_progress=args.show_progress,
+    )  # fmt: skip
+    return _result(run.state.q, run.trace, run.converged)
 
 
 # --------------------------------------------------------------------------- output
 
 
-def _draws(result: JJVBResult, draws: int, seed: int, ard: bool) -> dict[str, np.ndarray]:
-    """``draws`` independent draws from ``q``: rho, then alpha, then tau."""
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
-    out = {}
-    for name, mean, cov in (("rho", result.m, result.S), ("alpha", result.mu, result.Sigma)):
-        chol = np.linalg.cholesky(cov)
-        z = rng.standard_normal((draws, *mean.shape))
-        out[name] = (mean[None] + np.einsum("vkj,dvj->dvk", chol, z))[None]
-    if ard:
-        out["ard_precision"] = rng.gamma(result.a, 1.0 / result.b, size=(draws, result.a.size))[
-            None
-        ]
-    return out
-
-
-def _idata(
-    problem: JJVBProblem, result: JJVBResult, args: Any, seed: int, attrs: dict, dim: str
-) -> az.InferenceData:
-    from bayeswe.inference_data import to_inference_data
-    from bayeswe.sgns.models import SGNS
-
-    draws = _draws(result, args.draws, seed, args.ard)
-    tau = draws.pop("ard_precision", None)
-    idata = to_inference_data(SGNS, draws, data=problem.stan_data, attrs=attrs, library=None)
-    post = idata.posterior
-    if tau is not None:
-        post["ard_precision"] = xr.DataArray(
-            tau, dims=("chain", "draw", "dim"),
-            coords={"chain": post["chain"], "draw": post["draw"], "dim": post["dim"]},
-        )  # fmt: skip
-    stats = xr.Dataset(
-        {"elbo": (("chain", "draw", dim), result.elbo[None, None, :])},
-        coords={"chain": [0], "draw": [0], dim: np.arange(result.elbo.size)},
-        attrs=dict(post.attrs),
-    )
-    idata.add_groups(sample_stats=stats)
-    return idata
-
-
-def _common_attrs(method: str, seed: int, args: Any, result: JJVBResult):
+def _common_attrs(args: Any) -> dict[str, Any]:
     return {
         "model": "sgns",
-        "method": method,
-        "seed": int(seed),
         "ard": args.ard,
         "ard_a0": args.ard_a0 if args.ard else None,
         "ard_b0": args.ard_b0 if args.ard else None,
         "init": args.init if isinstance(args.init, str) else "given",
-        "final_elbo": float(result.elbo[-1]) if result.elbo.size else math.nan,
     }
 
 
-def _with_wall_time(idata: az.InferenceData, start: float) -> az.InferenceData:
-    """Record the time of the fit and the draws together, as the other methods do."""
-    wall = time.perf_counter() - start
-    for group in (idata, idata.posterior, idata.sample_stats):
-        group.attrs["wall_time"] = wall
+def _run(problem: JJVBProblem, approx: Any, args: Any, seed: int, attrs: Any):
+    from bayeswe.sgns.models import SGNS
+
+    idata, _ = vi.run_variational(
+        approx, spec=SGNS, data=problem.stan_data, iter=args.iter,
+        tol_rel_obj=args.tol_rel_obj, draws=args.draws, seed=seed,
+        show_progress=args.show_progress, attrs=attrs,
+        extra_dims={"ard_precision": ("dim",)},
+    )  # fmt: skip
     return idata
 
 
@@ -695,16 +747,7 @@ def sample_jj_vb(
     _check_chains("jj-vb", chains)
     args: JJVBArgs = build_options(JJVBArgs, "jj-vb", options)
     problem = JJVBProblem.from_stan_data(data)
-    start = time.perf_counter()
-    result = jj_vb(problem, args, seed)
-    attrs = {
-        **_common_attrs("jj-vb", seed, args, result),
-        "iterations": int(result.elbo.size),
-        "converged": result.converged,
-        "iter": args.iter,
-        "tol_rel_obj": args.tol_rel_obj,
-    }
-    return _with_wall_time(_idata(problem, result, args, seed, attrs, "iteration"), start)
+    return _run(problem, JJVB(problem, args, seed), args, seed, _common_attrs(args))
 
 
 def sample_jj_svi(
@@ -714,14 +757,14 @@ def sample_jj_svi(
     _check_chains("jj-svi", chains)
     args: JJSVIArgs = build_options(JJSVIArgs, "jj-svi", options)
     problem = JJVBProblem.from_stan_data(data)
-    start = time.perf_counter()
-    result = jj_svi(problem, args, seed)
-    attrs = {
-        **_common_attrs("jj-svi", seed, args, result),
-        "passes": args.passes,
-        "batch_size": args.batch_size,
-        "updates": int(args.passes * math.ceil(problem.P / args.batch_size)),
-        "tau0": args.tau0,
-        "kappa": args.kappa,
-    }
-    return _with_wall_time(_idata(problem, result, args, seed, attrs, "pass"), start)
+
+    def attrs(run: vi.Optimization[JJSVIState]) -> dict[str, Any]:
+        return {
+            **_common_attrs(args),
+            "batch_size": args.batch_size,
+            "updates": int(run.state.t),
+            "tau0": args.tau0,
+            "kappa": args.kappa,
+        }
+
+    return _run(problem, JJSVI(problem, args, seed), args, seed, attrs)

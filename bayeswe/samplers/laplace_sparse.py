@@ -656,6 +656,8 @@ class LaplaceParts:
     hessian_seconds: float
     factor_seconds: float
     predicted: dict[str, Any]
+    #: Stan's version when Stan's L-BFGS found the mode (else ``None``)
+    stan_version: str | None = None
 
     @property
     def mean(self) -> NDArray[np.float64]:
@@ -693,6 +695,7 @@ def laplace_parts(data: Mapping[str, Any], *, seed: int, **options: Any) -> Lapl
     predicted = _check_memory(problem, args)
 
     t0 = time.perf_counter()
+    stan_version = None
     if args.mode is not None:
         rho, alpha_free = problem.check_point(args.mode["rho"], args.mode["alpha_free"])
         map_seconds = 0.0
@@ -710,6 +713,7 @@ def laplace_parts(data: Mapping[str, Any], *, seed: int, **options: Any) -> Lapl
         if args.inits is not None:
             opts["inits"] = {k: np.asarray(args.inits[k]) for k in ("rho", "alpha_free")}
         mode = fit_stan(SGNS_IDENTIFIED, data, method="map", seed=seed, **opts)
+        stan_version = mode.attrs.get("stan_version")
         rho, alpha_free = problem.check_point(
             mode.posterior["rho"].values[0, 0], mode.posterior["alpha_free"].values[0, 0]
         )
@@ -729,7 +733,7 @@ def laplace_parts(data: Mapping[str, Any], *, seed: int, **options: Any) -> Lapl
     return LaplaceParts(
         problem=problem, rho=rho, alpha_free=alpha_free, hessian=H, factor=factor,
         solver=args.solver, map_seconds=map_seconds, hessian_seconds=hessian_seconds,
-        factor_seconds=factor_seconds, predicted=predicted,
+        factor_seconds=factor_seconds, predicted=predicted, stan_version=stan_version,
     )  # fmt: skip
 
 
@@ -740,8 +744,10 @@ def draw(parts: LaplaceParts, draws: int, *, seed: int) -> tuple[NDArray, NDArra
     draw after another, in batches of :data:`DRAW_BATCH`; the second array is the log
     density of the approximation up to its constant (Stan's ``log_q__`` convention).
     """
+    from bayeswe.samplers.variational import draws_rng
+
     check_int("draws", draws, minimum=1)
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
+    rng = draws_rng(seed)
     mean = parts.mean
     out = np.empty((draws, mean.size))
     lq = np.empty(draws)
@@ -783,7 +789,8 @@ def sample_laplace_sparse(
         (``-|eps|^2 / 2``); ``attrs``: ``method``, ``solver``, ``nnz_hessian``,
         ``nnz_factor``, ``map_seconds``, ``hessian_seconds``, ``factor_seconds``,
         ``draw_seconds``, ``peak_rss_gb`` (the process's peak so far), ``seed``,
-        ``draws``, ``approximation``.
+        ``draws``, ``approximation``, ``jacobian``, ``stan_version`` (of the MAP, when
+        Stan's). The groups, names, dims and order are those of ``method="laplace"``.
 
     Raises
     ------
@@ -812,9 +819,11 @@ def sample_laplace_sparse(
     rho = theta[:, : V * K].reshape(args.draws, V, K)
     alpha_free = theta[:, V * K :].reshape(args.draws, len(problem.free_index), K)
     alpha = problem.full_alpha(alpha_free)
-    stats: dict[str, Any] = {"lp_approx": lq[None]}
+    # Stan's laplace order: lp then lp_approx
+    stats: dict[str, Any] = {}
     if args.lp:
         stats["lp"] = problem.log_density(rho, alpha_free)[None]
+    stats["lp_approx"] = lq[None]
     draw_seconds = time.perf_counter() - t0
     attrs = {
         "wall_time": parts.map_seconds
@@ -841,8 +850,13 @@ def sample_laplace_sparse(
         "seed": seed,
         "draws": args.draws,
         "mode_given": args.mode is not None,
+        # as Stan's laplace: the Gaussian is in the unconstrained space, which for
+        # sgns_identified (no constrained parameters) is the model's own
+        "jacobian": True,
+        "stan_version": parts.stan_version,
     }
-    posterior = {"rho": rho[None], "alpha": alpha[None], "alpha_free": alpha_free[None]}
+    # Stan's declaration order, as method="laplace" returns them
+    posterior = {"rho": rho[None], "alpha_free": alpha_free[None], "alpha": alpha[None]}
     return to_inference_data(
         SGNS_IDENTIFIED, posterior, data=data, sample_stats=stats, attrs=attrs, library=None
     )

@@ -1,30 +1,42 @@
-"""Coordinate-ascent variational inference (CAVI) for LDA: ``fit("lda", data, method="cavi")``.
+"""Coordinate-ascent and stochastic variational inference for LDA: ``fit("lda", data,
+method="cavi")`` and ``method="svi"``.
 
 Mean-field ``q(beta, theta, z) = prod_k Dir(beta_k | lambda_k) prod_d Dir(theta_d | gamma_d)
 prod_n Cat(z_dn | phi_dn)`` (Blei, Ng and Jordan 2003, section 5; the topic Dirichlets
 are the "smoothed" model of their section 5.4, as in :class:`~bayeswe.lda.LDAData`:
-``phi_k ~ Dir(beta)``). One iteration is the batch E-step of
+``phi_k ~ Dir(beta)``).
+
+``cavi`` (:class:`CAVI`): one iteration is the batch E-step of
 :func:`bayeswe.kernels.lda_vi.e_step` (every document's ``gamma_d``, continued from the
 previous iteration) and the M-step ``lambda_kv = beta + sum_{d,n: w_dn = v} phi_dnk``.
 Each is an exact coordinate maximisation, so the ELBO never decreases; the value
 recorded per iteration is the ELBO at the ``phi`` and ``gamma`` of that E-step and the
 ``lambda`` it used. Iterations stop when the ELBO's relative change falls below
-``tol_rel_obj`` or after ``iter`` iterations (Stan's ADVI names).
+``tol_rel_obj`` (:func:`~bayeswe.samplers.variational.relative_change_converged`) or
+after ``iter`` iterations.
 
-The returned InferenceData has the names, dims and coords of ``method="cgs"``:
+``svi`` (:class:`SVI`, Hoffman, Blei and Bach 2010, Algorithm 2): one iteration is one
+pass over the documents in a new random order, in mini-batches of ``batch_size``, each
+a Robbins–Monro step on ``lambda``; after each pass the full-corpus ELBO is evaluated
+(one more E-step over every document, ``elbo_every_pass``). ``tol_rel_obj`` > 0 stops
+by Stan's ADVI rule (:func:`~bayeswe.samplers.variational.advi_converged`); the
+default 0 runs all ``iter`` passes.
+
+Both run through :func:`bayeswe.samplers.variational.run_variational`. The returned
+InferenceData has the names, dims and coords of ``lda``'s Stan fits:
 ``posterior.phi (chain, draw, topic, word)`` and ``theta (chain, draw, doc, topic)``,
-here ``draws`` independent draws from ``q`` (Dirichlet draws by normalised Gamma
-variates); ``sample_stats.elbo`` holds the ELBO per iteration (dim ``iteration``);
-``attrs`` the iterations, convergence and timings (the start's Gibbs sweeps
-included in ``wall_time``). Seeded: the start of ``lambda`` (by default the counts of
-``init_sweeps`` collapsed-Gibbs sweeps of chain 0 of ``seed``, see
-:attr:`CAVIArgs.init`) and the draws (``SeedSequence(seed, spawn_key=(1,))``).
+``draws`` independent draws from ``q`` (Dirichlet draws by normalised Gamma variates,
+``phi`` then ``theta``, from ``SeedSequence(seed, spawn_key=(1,))``); the ELBO trace in
+group ``optimization_trace`` (dim ``iteration``); ``attrs`` the iterations,
+convergence and timings (the start's Gibbs sweeps in ``init_time`` and ``wall_time``).
+Seeded: the start of ``lambda`` (by default the counts of ``init_sweeps``
+collapsed-Gibbs sweeps of chain 0 of ``seed``, see :attr:`CAVIArgs.init`), SVI's
+mini-batch order (``SeedSequence(seed, spawn_key=(2,))``) and the draws.
 """
 
 from __future__ import annotations
 
-import math
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -34,12 +46,17 @@ import numpy as np
 from bayeswe.kernels import lda_vi as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_float, check_int
+from bayeswe.samplers import variational as vi
 
 __all__ = [
+    "CAVI",
     "INITS",
+    "SVI",
     "CAVIArgs",
     "CAVIResult",
+    "CAVIState",
     "SVIArgs",
+    "SVIState",
     "cavi",
     "cgs_lambda",
     "initial_lambda",
@@ -73,17 +90,64 @@ class CAVIArgs:
     #: and from near-uniform topics that is often one that merges topics.
     init: str = "cgs"
     init_sweeps: int = 200
+    #: Progress of the iterations (:mod:`bayeswe.progress`).
+    show_progress: bool | None = None
 
     method: ClassVar[str] = "cavi"
 
     def validate(self) -> None:
         check_int("iter", self.iter, minimum=1)
-        check_float("tol_rel_obj", self.tol_rel_obj, low=0)
+        check_float("tol_rel_obj", self.tol_rel_obj, low=0, open_low=False)
         check_int("local_iter", self.local_iter, minimum=1)
         check_float("local_tol", self.local_tol, low=0)
         check_int("draws", self.draws, minimum=1)
         check_choice("init", self.init, INITS)
         check_int("init_sweeps", self.init_sweeps, minimum=1)
+        _check_progress(self.show_progress)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SVIArgs:
+    """Options of ``method="svi"`` (Hoffman, Blei and Bach 2010, Algorithm 2)."""
+
+    #: Most passes over the corpus (each in a new random order).
+    iter: int = 10
+    #: Stop by Stan's ADVI rule on the per-pass ELBO; 0 runs all ``iter`` passes.
+    tol_rel_obj: float = 0.0
+    #: Documents per mini-batch.
+    batch_size: int = 256
+    #: Learning rate ``rho_t = (tau0 + t) ** -kappa`` at update ``t = 0, 1, ...``.
+    tau0: float = 1.0
+    kappa: float = 0.7
+    local_iter: int = 100
+    local_tol: float = 1e-3
+    draws: int = 200
+    init: str = "cgs"
+    init_sweeps: int = 200
+    #: Record the full-corpus ELBO after each pass (one more E-step over every document).
+    elbo_every_pass: bool = True
+    show_progress: bool | None = None
+
+    method: ClassVar[str] = "svi"
+
+    def validate(self) -> None:
+        check_int("iter", self.iter, minimum=1)
+        check_float("tol_rel_obj", self.tol_rel_obj, low=0, open_low=False)
+        check_int("batch_size", self.batch_size, minimum=1)
+        check_float("tau0", self.tau0, low=0)
+        check_float("kappa", self.kappa, low=0, high=1)
+        check_int("local_iter", self.local_iter, minimum=1)
+        check_float("local_tol", self.local_tol, low=0)
+        check_int("draws", self.draws, minimum=1)
+        check_choice("init", self.init, INITS)
+        check_int("init_sweeps", self.init_sweeps, minimum=1)
+        check_bool("elbo_every_pass", self.elbo_every_pass)
+        _check_progress(self.show_progress)
+
+
+def _check_progress(value: Any) -> None:
+    if value is not None and not isinstance(value, bool):
+        raise ValueError(f"show_progress must be True, False or None, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -135,37 +199,9 @@ def _start(data: LDAData, args: CAVIArgs | SVIArgs, seed: int) -> np.ndarray:
     return initial_lambda(data, seed)
 
 
-def cavi(
-    data: LDAData,
-    args: CAVIArgs,
-    lam: np.ndarray,
-    gamma: np.ndarray | None = None,
-) -> CAVIResult:
-    """Run CAVI from ``lam`` (``(K, V)``) and ``gamma`` (default ``alpha + N_d / K``)."""
-    doc_ptr, word_ids, counts = _csr(data)
-    alpha = data.alpha_vector()
-    D, K, V = data.corpus.n_docs, data.n_topics, data.corpus.n_words
-    lam = np.array(lam, dtype=np.float64)
-    if gamma is None:
-        gamma = alpha[None, :] + (data.corpus.doc_lengths[:, None] / K)
-    gamma = np.array(gamma, dtype=np.float64)
-    elog_beta = np.empty((K, V))
-    sstats_t = np.empty((V, K))
-    doc_elbo = np.empty(D)
-    elbo: list[float] = []
-    converged, rounds = False, 0
-    for _ in range(args.iter):
-        kern.dirichlet_expectation(lam, elog_beta)
-        rounds += kern.e_step(
-            doc_ptr, word_ids, counts, alpha, np.ascontiguousarray(elog_beta.T), gamma,
-            sstats_t, doc_elbo, args.local_iter, args.local_tol,
-        )  # fmt: skip
-        elbo.append(float(doc_elbo.sum()) + kern.topic_elbo(float(data.beta), lam, elog_beta))
-        lam = data.beta + sstats_t.T
-        if len(elbo) > 1 and abs(elbo[-1] - elbo[-2]) <= args.tol_rel_obj * abs(elbo[-1]):
-            converged = True
-            break
-    return CAVIResult(lam, gamma, np.array(elbo), converged, rounds)
+def _first_gamma(data: LDAData) -> np.ndarray:
+    """Every document's ``gamma_d`` before its first E-step: ``alpha + N_d / K``."""
+    return data.alpha_vector()[None, :] + data.corpus.doc_lengths[:, None] / data.n_topics
 
 
 def _dirichlet_draws(rng: np.random.Generator, param: np.ndarray, draws: int) -> np.ndarray:
@@ -174,70 +210,147 @@ def _dirichlet_draws(rng: np.random.Generator, param: np.ndarray, draws: int) ->
     return g / g.sum(axis=-1, keepdims=True)
 
 
+def _q_draws(rng: np.random.Generator, lam: np.ndarray, gamma: np.ndarray, n: int):
+    """``phi`` then ``theta`` from ``q``; no per-draw statistics."""
+    phi = _dirichlet_draws(rng, lam, n)
+    theta = _dirichlet_draws(rng, gamma, n)
+    return {"phi": phi, "theta": theta}, {}
+
+
+# ----------------------------------------------------------------------------- CAVI
+
+
+@dataclass(eq=False)
+class CAVIState:
+    """``lambda`` ``(K, V)``, ``gamma`` ``(D, K)`` (updated in place) and the local rounds
+    run so far."""
+
+    lam: np.ndarray
+    gamma: np.ndarray
+    rounds: int = 0
+
+
+@dataclass(frozen=True)
+class CAVIInfo:
+    """The ELBO of the iteration's E-step and its local rounds."""
+
+    elbo: float
+    rounds: int
+
+
+class CAVI:
+    """Batch coordinate-ascent VI for LDA, an :class:`~bayeswe.samplers.variational.Approximation`.
+
+    ``lam`` and ``gamma``: the start (default: ``args.init``'s ``lambda`` and
+    ``alpha + N_d / K``).
+    """
+
+    name = "cavi"
+
+    def __init__(
+        self,
+        data: LDAData,
+        args: CAVIArgs,
+        seed: int,
+        lam: np.ndarray | None = None,
+        gamma: np.ndarray | None = None,
+    ) -> None:
+        self.data, self.args, self.seed = data, args, seed
+        self._lam, self._gamma = lam, gamma
+        self.doc_ptr, self.word_ids, self.counts = _csr(data)
+        self.alpha = data.alpha_vector()
+        K, V = data.n_topics, data.corpus.n_words
+        self.elog_beta = np.empty((K, V))
+        self.sstats_t = np.empty((V, K))
+        self.doc_elbo = np.empty(data.corpus.n_docs)
+
+    def init(self) -> CAVIState:
+        lam = _start(self.data, self.args, self.seed) if self._lam is None else self._lam
+        gamma = _first_gamma(self.data) if self._gamma is None else self._gamma
+        return CAVIState(np.array(lam, dtype=np.float64), np.array(gamma, dtype=np.float64))
+
+    def update(self, state: CAVIState) -> tuple[CAVIState, CAVIInfo]:
+        args, beta = self.args, float(self.data.beta)
+        kern.dirichlet_expectation(state.lam, self.elog_beta)
+        rounds = kern.e_step(
+            self.doc_ptr, self.word_ids, self.counts, self.alpha,
+            np.ascontiguousarray(self.elog_beta.T), state.gamma, self.sstats_t, self.doc_elbo,
+            args.local_iter, args.local_tol,
+        )  # fmt: skip
+        elbo = float(self.doc_elbo.sum()) + kern.topic_elbo(beta, state.lam, self.elog_beta)
+        state.lam = self.data.beta + self.sstats_t.T
+        state.rounds += rounds
+        return state, CAVIInfo(elbo, rounds)
+
+    def objective(self, info: CAVIInfo) -> float:
+        return info.elbo
+
+    def converged(self, trace: Sequence[float], tol_rel_obj: float) -> bool:
+        return vi.relative_change_converged(trace, tol_rel_obj)
+
+    def draws(self, state: CAVIState, n: int, rng: np.random.Generator):
+        return _q_draws(rng, state.lam, state.gamma, n)
+
+
+def cavi(
+    data: LDAData,
+    args: CAVIArgs,
+    lam: np.ndarray,
+    gamma: np.ndarray | None = None,
+) -> CAVIResult:
+    """Run CAVI from ``lam`` (``(K, V)``) and ``gamma`` (default ``alpha + N_d / K``)."""
+    run = vi.optimize(
+        CAVI(data, args, 0, lam, gamma),
+        iter=args.iter, tol_rel_obj=args.tol_rel_obj, show_progress=args.show_progress,
+    )  # fmt: skip
+    state = run.state
+    return CAVIResult(state.lam, state.gamma, run.trace, run.converged, state.rounds)
+
+
+def _check_data(method: str, data: Any, chains: Any) -> None:
+    if not isinstance(data, LDAData):
+        raise LDADataError(
+            f'method="{method}" takes an LDAData (bayeswe.lda.LDAData), got {type(data).__name__}'
+        )
+    if chains not in (None, 1):
+        raise ValueError(f'method="{method}" runs one optimisation: chains must be 1, got {chains}')
+
+
+def _run(data: LDAData, approx: Any, args: Any, seed: int, attrs: Any) -> az.InferenceData:
+    from bayeswe.lda.models import LDA, stan_data
+
+    idata, _ = vi.run_variational(
+        approx, spec=LDA, data=stan_data(data), iter=args.iter,
+        tol_rel_obj=args.tol_rel_obj, draws=args.draws, seed=seed,
+        show_progress=args.show_progress, attrs=attrs,
+    )  # fmt: skip
+    return idata
+
+
+def _init_attrs(data: LDAData, args: CAVIArgs | SVIArgs) -> dict[str, Any]:
+    return {
+        "model": "lda",
+        "init": args.init,
+        "init_sweeps": args.init_sweeps if args.init == "cgs" else 0,
+        "n_tokens": int(data.corpus.n_tokens),
+    }
+
+
 def sample_cavi(
     data: LDAData, *, seed: int, chains: int | None = None, **options: Any
 ) -> az.InferenceData:
     """CAVI for LDA and draws from its ``q`` as an InferenceData (see the module docstring)."""
-    if not isinstance(data, LDAData):
-        raise LDADataError(
-            f'method="cavi" takes an LDAData (bayeswe.lda.LDAData), got {type(data).__name__}'
-        )
-    if chains not in (None, 1):
-        raise ValueError(f'method="cavi" runs one optimisation: chains must be 1, got {chains}')
+    _check_data("cavi", data, chains)
     args: CAVIArgs = build_options(CAVIArgs, "cavi", options)
-    start = time.perf_counter()
-    result = cavi(data, args, _start(data, args, seed))
-    wall_time = time.perf_counter() - start
-    attrs = {
-        "iterations": int(result.elbo.size),
-        "converged": int(result.converged),
-        "local_rounds": int(result.local_rounds),
-        "iter": args.iter,
-        "init": args.init,
-        "init_sweeps": args.init_sweeps if args.init == "cgs" else 0,
-        "tol_rel_obj": args.tol_rel_obj,
-        "wall_time": wall_time,
-        "n_tokens": int(data.corpus.n_tokens),
-        "final_elbo": float(result.elbo[-1]) if result.elbo.size else math.nan,
-    }
-    return _idata(data, "cavi", result.lam, result.gamma, result.elbo, seed, args.draws, attrs)
+    approx = CAVI(data, args, seed)
+
+    def attrs(run: vi.Optimization[CAVIState]) -> dict[str, Any]:
+        return {**_init_attrs(data, args), "local_rounds": int(run.state.rounds)}
+
+    return _run(data, approx, args, seed, attrs)
 
 
 # ----------------------------------------------------------------------------- SVI
-
-
-@dataclass(frozen=True, kw_only=True)
-class SVIArgs:
-    """Options of ``method="svi"`` (Hoffman, Blei and Bach 2010, Algorithm 2)."""
-
-    #: Documents per mini-batch.
-    batch_size: int = 256
-    #: Passes over the corpus (each in a new random order).
-    passes: int = 10
-    #: Learning rate ``rho_t = (tau0 + t) ** -kappa`` at update ``t = 0, 1, ...``.
-    tau0: float = 1.0
-    kappa: float = 0.7
-    local_iter: int = 100
-    local_tol: float = 1e-3
-    draws: int = 200
-    init: str = "cgs"
-    init_sweeps: int = 200
-    #: Record the full-corpus ELBO after each pass (one more E-step over every document).
-    elbo_every_pass: bool = True
-
-    method: ClassVar[str] = "svi"
-
-    def validate(self) -> None:
-        check_int("batch_size", self.batch_size, minimum=1)
-        check_int("passes", self.passes, minimum=1)
-        check_float("tau0", self.tau0, low=0)
-        check_float("kappa", self.kappa, low=0, high=1)
-        check_int("local_iter", self.local_iter, minimum=1)
-        check_float("local_tol", self.local_tol, low=0)
-        check_int("draws", self.draws, minimum=1)
-        check_choice("init", self.init, INITS)
-        check_int("init_sweeps", self.init_sweeps, minimum=1)
-        check_bool("elbo_every_pass", self.elbo_every_pass)
 
 
 def _batch_csr(
@@ -256,7 +369,7 @@ def _full_e_step(data: LDAData, lam: np.ndarray, args: Any) -> tuple[np.ndarray,
     doc_ptr, word_ids, counts = _csr(data)
     K, V = lam.shape
     alpha = data.alpha_vector()
-    gamma = alpha[None, :] + data.corpus.doc_lengths[:, None] / K
+    gamma = _first_gamma(data)
     elog_beta = np.empty((K, V))
     kern.dirichlet_expectation(lam, elog_beta)
     doc_elbo = np.empty(data.corpus.n_docs)
@@ -265,6 +378,101 @@ def _full_e_step(data: LDAData, lam: np.ndarray, args: Any) -> tuple[np.ndarray,
         np.empty((V, K)), doc_elbo, args.local_iter, args.local_tol,
     )  # fmt: skip
     return gamma, float(doc_elbo.sum()) + kern.topic_elbo(float(data.beta), lam, elog_beta)
+
+
+@dataclass(eq=False)
+class SVIState:
+    """``lambda``; every document's ``gamma`` at its last visit (updated in place); the
+    updates made; the mini-batch stream; the full E-step's ``gamma`` at the current
+    ``lambda`` when the last pass evaluated it (else ``None``)."""
+
+    lam: np.ndarray
+    gamma: np.ndarray
+    t: int
+    rng: np.random.Generator
+    full_gamma: np.ndarray | None = None
+    full_elbo: float = float("nan")
+
+
+class SVI:
+    """Stochastic VI for LDA, one pass per iteration (see the module docstring).
+
+    ``lam``, ``gamma``, ``t``, ``rng``: a start other than ``args.init``'s (to continue a
+    run: ``t`` updates already made, the rate goes on from there).
+    """
+
+    name = "svi"
+
+    def __init__(
+        self,
+        data: LDAData,
+        args: SVIArgs,
+        seed: int,
+        *,
+        lam: np.ndarray | None = None,
+        gamma: np.ndarray | None = None,
+        t: int = 0,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        self.data, self.args, self.seed = data, args, seed
+        self._start = (lam, gamma, int(t), rng)
+        self.doc_ptr, self.word_ids, self.counts = _csr(data)
+        self.alpha = data.alpha_vector()
+        K, V = data.n_topics, data.corpus.n_words
+        self.elog_beta = np.empty((K, V))
+        self.sstats_t = np.empty((V, K))
+
+    def init(self) -> SVIState:
+        lam, gamma, t, rng = self._start
+        if rng is None:
+            rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(2,)))
+        if lam is None:
+            lam = _start(self.data, self.args, self.seed)
+        # each document's gamma is kept from its last visit: the local optimum does not
+        # depend on where its coordinate ascent starts, the number of rounds does (12.6
+        # rounds per visit from alpha + N_d / K against 3.6 warm, measured at K = 50)
+        gamma = _first_gamma(self.data) if gamma is None else gamma
+        return SVIState(np.array(lam, dtype=np.float64), gamma, t, rng)
+
+    def update(self, state: SVIState) -> tuple[SVIState, float | None]:
+        data, args = self.data, self.args
+        D = data.corpus.n_docs
+        lam = state.lam
+        order = state.rng.permutation(D)
+        for b in range(0, D, args.batch_size):
+            docs = order[b : b + args.batch_size]
+            ptr, wid, cnt = _batch_csr(self.doc_ptr, self.word_ids, self.counts, docs)
+            batch_gamma = np.ascontiguousarray(state.gamma[docs])
+            kern.dirichlet_expectation(lam, self.elog_beta)
+            kern.e_step(
+                ptr, wid, cnt, self.alpha, np.ascontiguousarray(self.elog_beta.T), batch_gamma,
+                self.sstats_t, np.empty(docs.size), args.local_iter, args.local_tol,
+            )  # fmt: skip
+            state.gamma[docs] = batch_gamma
+            rho = (args.tau0 + state.t) ** -args.kappa
+            lam = (1.0 - rho) * lam + rho * (data.beta + (D / docs.size) * self.sstats_t.T)
+            state.t += 1
+        state.lam, state.full_gamma = lam, None
+        if not args.elbo_every_pass:
+            return state, None
+        state.full_gamma, state.full_elbo = _full_e_step(data, lam, args)
+        return state, state.full_elbo
+
+    def objective(self, info: float | None) -> float | None:
+        return info
+
+    def converged(self, trace: Sequence[float], tol_rel_obj: float) -> bool:
+        return vi.advi_converged(trace, tol_rel_obj, iter=self.args.iter)
+
+    def final(self, state: SVIState) -> np.ndarray:
+        """``gamma`` of every document at the final ``lambda`` (a full E-step, reused when
+        the last pass evaluated the ELBO); its ELBO goes to ``state.full_elbo``."""
+        if state.full_gamma is None:
+            state.full_gamma, state.full_elbo = _full_e_step(self.data, state.lam, self.args)
+        return state.full_gamma
+
+    def draws(self, state: SVIState, n: int, rng: np.random.Generator):
+        return _q_draws(rng, state.lam, self.final(state), n)
 
 
 def svi(
@@ -285,79 +493,31 @@ def svi(
     ``alpha + N_d / K``); the topics move to
     ``(1 - rho_t) lambda + rho_t (beta + D / |B| * sstats_B)``.
     """
-    doc_ptr, word_ids, counts = _csr(data)
-    alpha = data.alpha_vector()
-    D, K, V = data.corpus.n_docs, data.n_topics, data.corpus.n_words
-    lengths = data.corpus.doc_lengths
-    lam = np.array(lam, dtype=np.float64)
-    elog_beta = np.empty((K, V))
-    sstats_t = np.empty((V, K))
-    elbo: list[float] = []
-    t = int(t_start)
-    # each document's gamma is kept from its last visit: the local optimum does not
-    # depend on where its coordinate ascent starts, the number of rounds does (12.6
-    # rounds per visit from alpha + N_d / K against 3.6 warm, measured at K = 50)
-    gamma_all = alpha[None, :] + lengths[:, None] / K if gamma is None else gamma
-    for _ in range(args.passes):
-        order = rng.permutation(D)
-        for b in range(0, D, args.batch_size):
-            docs = order[b : b + args.batch_size]
-            ptr, wid, cnt = _batch_csr(doc_ptr, word_ids, counts, docs)
-            batch_gamma = np.ascontiguousarray(gamma_all[docs])
-            kern.dirichlet_expectation(lam, elog_beta)
-            kern.e_step(
-                ptr, wid, cnt, alpha, np.ascontiguousarray(elog_beta.T), batch_gamma, sstats_t,
-                np.empty(docs.size), args.local_iter, args.local_tol,
-            )  # fmt: skip
-            gamma_all[docs] = batch_gamma
-            rho = (args.tau0 + t) ** -args.kappa
-            lam = (1.0 - rho) * lam + rho * (data.beta + (D / docs.size) * sstats_t.T)
-            t += 1
-        if args.elbo_every_pass:
-            elbo.append(_full_e_step(data, lam, args)[1])
-    return lam, np.array(elbo), t
-
-
-def _idata(data: LDAData, method: str, lam, gamma, elbo, seed: int, draws: int, attrs: dict):
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
-    phi = _dirichlet_draws(rng, lam, draws)
-    theta = _dirichlet_draws(rng, gamma, draws)
-    dim = "iteration" if method == "cavi" else "pass"
-    return az.from_dict(
-        posterior={"phi": phi[None], "theta": theta[None]},
-        sample_stats={"elbo": np.asarray(elbo)[None, None, :]},
-        dims={"phi": ["topic", "word"], "theta": ["doc", "topic"], "elbo": [dim]},
-        coords={**data.coords(), dim: np.arange(len(elbo))},
-        attrs={"model": "lda", "method": method, "seed": int(seed), **attrs},
+    approx = SVI(data, args, 0, lam=lam, gamma=gamma, t=t_start, rng=rng)
+    run = vi.optimize(
+        approx, iter=args.iter, tol_rel_obj=args.tol_rel_obj, show_progress=args.show_progress
     )
+    return run.state.lam, run.trace, run.state.t
 
 
 def sample_svi(
     data: LDAData, *, seed: int, chains: int | None = None, **options: Any
 ) -> az.InferenceData:
     """Stochastic VI for LDA and draws from its ``q`` (``theta`` from a final full E-step)."""
-    if not isinstance(data, LDAData):
-        raise LDADataError(
-            f'method="svi" takes an LDAData (bayeswe.lda.LDAData), got {type(data).__name__}'
-        )
-    if chains not in (None, 1):
-        raise ValueError(f'method="svi" runs one optimisation: chains must be 1, got {chains}')
+    _check_data("svi", data, chains)
     args: SVIArgs = build_options(SVIArgs, "svi", options)
-    start = time.perf_counter()
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2,)))
-    lam, elbo, updates = svi(data, args, _start(data, args, seed), rng)
-    wall_time = time.perf_counter() - start
-    gamma, final = _full_e_step(data, lam, args)
-    attrs = {
-        "updates": int(updates),
-        "passes": args.passes,
-        "batch_size": args.batch_size,
-        "tau0": args.tau0,
-        "kappa": args.kappa,
-        "init": args.init,
-        "init_sweeps": args.init_sweeps if args.init == "cgs" else 0,
-        "wall_time": wall_time,
-        "n_tokens": int(data.corpus.n_tokens),
-        "final_elbo": final,
-    }
-    return _idata(data, "svi", lam, gamma, elbo, seed, args.draws, attrs)
+    approx = SVI(data, args, seed)
+
+    def attrs(run: vi.Optimization[SVIState]) -> dict[str, Any]:
+        approx.final(run.state)
+        return {
+            **_init_attrs(data, args),
+            "updates": int(run.state.t),
+            "batch_size": args.batch_size,
+            "tau0": args.tau0,
+            "kappa": args.kappa,
+            # the ELBO at the final lambda, evaluated by the last pass or for the draws
+            "final_elbo": run.state.full_elbo,
+        }
+
+    return _run(data, approx, args, seed, attrs)

@@ -59,7 +59,13 @@ def test_sigint_during_a_compile_leaves_no_compiler_running(tmp_path: Path) -> N
     (tmp_path / "data.json").write_text("{}")
     cmd = [sys.executable, "-m", "bayeswe.cli", "fit", str(program), str(tmp_path / "data.json"),
            "--method", "nuts", "--output", str(tmp_path / "fit.nc")]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A suite started in the background (`make test &`, nohup, some CI runners) has
+    # SIGINT ignored, and a child keeps an ignored signal (Python then installs no
+    # KeyboardInterrupt handler): give the child the default, as a user's terminal does.
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     try:
 
         def compiling() -> bool:

@@ -130,7 +130,7 @@ def test_same_names_dims_and_coords_as_cgs_and_seeded(tiny: LDAData) -> None:
     np.testing.assert_array_equal(vi.posterior["phi"].values, again.posterior["phi"].values)
     other = bayeswe.fit("lda", tiny, method="cavi", seed=6, draws=30)
     assert not np.array_equal(vi.posterior["phi"].values, other.posterior["phi"].values)
-    assert vi.sample_stats["elbo"].dims == ("chain", "draw", "iteration")
+    assert vi.optimization_trace["elbo"].dims == ("iteration",)
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_svi_with_the_whole_corpus_and_rate_one_is_a_cavi_step(tiny: LDAData) ->
     with gamma started where CAVI's first iteration starts it."""
     lam0 = initial_lambda(tiny, seed=4)
     step = cavi(tiny, CAVIArgs(iter=1, local_iter=20, local_tol=0.0), lam0)
-    args = SVIArgs(batch_size=tiny.corpus.n_docs, passes=1, kappa=0.0, local_iter=20,
+    args = SVIArgs(batch_size=tiny.corpus.n_docs, iter=1, kappa=0.0, local_iter=20,
                    local_tol=0.0, elbo_every_pass=False)  # fmt: skip
     lam, _, updates = svi(tiny, args, lam0, np.random.default_rng(0))
     assert updates == 1
@@ -181,7 +181,7 @@ def test_svi_with_the_whole_corpus_and_rate_one_is_a_cavi_step(tiny: LDAData) ->
 
 def test_svi_update_is_the_convex_combination_of_the_batch_estimate(tiny: LDAData) -> None:
     lam0 = initial_lambda(tiny, seed=2)
-    args = SVIArgs(batch_size=2, passes=1, tau0=3.0, kappa=0.6, local_iter=5, local_tol=0.0,
+    args = SVIArgs(batch_size=2, iter=1, tau0=3.0, kappa=0.6, local_iter=5, local_tol=0.0,
                    elbo_every_pass=False)  # fmt: skip
     lam, _, updates = svi(tiny, args, lam0, np.random.default_rng(7))
     assert updates == 2  # 4 documents in mini-batches of 2
@@ -200,11 +200,11 @@ def test_svi_update_is_the_convex_combination_of_the_batch_estimate(tiny: LDADat
 def test_svi_recovers_simulated_topics_and_its_elbo_rises() -> None:
     sim = simulate_lda(n_docs=400, doc_length=60, n_words=80, n_topics=5, alpha=0.2, beta=0.05,
                        seed=11)  # fmt: skip
-    idata = bayeswe.fit("lda", sim.data, method="svi", seed=1, batch_size=50, passes=8)
+    idata = bayeswe.fit("lda", sim.data, method="svi", seed=1, batch_size=50, iter=8)
     phi = idata.posterior["phi"].mean(("chain", "draw")).values
     err = float(np.mean(np.diag(topic_distances(sim.phi, phi[align_topics(sim.phi, phi)]))))
     assert err < 0.1, err
-    elbo = idata.sample_stats["elbo"].values[0, 0]
+    elbo = idata.optimization_trace["elbo"].values
     assert elbo.shape == (8,) and elbo[-1] > elbo[0]
     assert idata.posterior["theta"].dims == ("chain", "draw", "doc", "topic")
     assert idata.attrs["updates"] == 8 * 8
@@ -216,7 +216,7 @@ def test_svi_keeps_each_documents_gamma_between_visits(tiny: LDAData) -> None:
     lam0 = initial_lambda(tiny, seed=3)
     gamma = tiny.alpha_vector()[None, :] + tiny.corpus.doc_lengths[:, None] / tiny.n_topics
     before = gamma.copy()
-    args = SVIArgs(batch_size=2, passes=1, local_iter=200, local_tol=1e-12, elbo_every_pass=False)
+    args = SVIArgs(batch_size=2, iter=1, local_iter=200, local_tol=1e-12, elbo_every_pass=False)
     lam, _, t = svi(tiny, args, lam0, np.random.default_rng(1), gamma=gamma)
     assert t == 2 and not np.allclose(gamma, before)  # updated in place
     # the kept gamma are the local optima for the topics each batch saw

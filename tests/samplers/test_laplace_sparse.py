@@ -220,6 +220,24 @@ def test_output_layout_and_same_seed_same_draws(setup) -> None:
     assert np.allclose(a.sample_stats["lp_approx"].values[0], -0.5 * np.sum(eps**2, axis=1))
 
 
+def test_same_shape_as_stans_laplace(setup) -> None:
+    """Groups, variables (in order), dims, statistics and Stan's run attrs as ``laplace``."""
+    stan = setup["stan"]
+    ours = bayeswe.fit("sgns_identified", stan, method="laplace-sparse", seed=11, draws=20)
+    theirs = bayeswe.fit("sgns_identified", stan, method="laplace", seed=11, draws=20)
+    assert ours.groups() == theirs.groups()
+    for group in ours.groups():
+        assert list(ours[group].data_vars) == list(theirs[group].data_vars), group
+        for name in ours[group].data_vars:
+            assert ours[group][name].dims == theirs[group][name].dims, (group, name)
+            assert ours[group][name].shape == theirs[group][name].shape, (group, name)
+    # Stan's run attrs, but for the compiler and the library that produced the draws
+    stan_only = {"toolchain", "inference_library", "inference_library_version"}
+    assert set(theirs.attrs) - stan_only <= set(ours.attrs)
+    assert ours.attrs["jacobian"] == theirs.attrs["jacobian"] == 1
+    assert ours.attrs["stan_version"] == theirs.attrs["stan_version"]
+
+
 def test_errors_are_typed_and_come_before_the_map(setup, tmp_path: Path) -> None:
     stan, sim = setup["stan"], setup["sim"]
     with pytest.raises(ValueError, match="chains"):

@@ -191,7 +191,7 @@ def test_svi_with_one_full_batch_and_step_one_is_a_batch_iteration(ard: bool) ->
     P = data["P"]
     batch = jj.jj_vb(data, JJVBArgs(iter=1, ard=ard), seed=7)
     # t = 0: r_0 = tau0 ** -kappa = 1
-    svi = jj.jj_svi(data, JJSVIArgs(batch_size=P, passes=1, tau0=1.0, kappa=0.7, ard=ard), seed=7)
+    svi = jj.jj_svi(data, JJSVIArgs(batch_size=P, iter=1, tau0=1.0, kappa=0.7, ard=ard), seed=7)
     for name in ("m", "S", "mu", "Sigma", "a", "b", "xi", "elbo"):
         np.testing.assert_array_equal(getattr(svi, name), getattr(batch, name), err_msg=name)
 
@@ -199,7 +199,7 @@ def test_svi_with_one_full_batch_and_step_one_is_a_batch_iteration(ard: bool) ->
 def test_svi_on_mini_batches_gets_as_far_as_five_batch_iterations() -> None:
     sim = simulate_sgns(20, 3, 20_000, seed=1, epsilon=3.0)
     data = sim.data.stan_data(3)  # 400 pairs: 7 mini-batches of 60 per pass
-    fit = jj.jj_svi(data, JJSVIArgs(batch_size=60, passes=15), seed=1)
+    fit = jj.jj_svi(data, JJSVIArgs(batch_size=60, iter=15), seed=1)
     batch = jj.jj_vb(data, JJVBArgs(iter=5, tol_rel_obj=0.0), seed=1)
     # measured (seeds 1-3 of the data): after 15 passes between batch iterations 5 and 10
     # (-8529 against -8641 and -8550 here)
@@ -219,9 +219,11 @@ def test_output_names_dims_and_draws_from_q() -> None:
     assert post["alpha"].shape == (1, 400, 8, 2)
     assert post["ard_precision"].dims == ("chain", "draw", "dim")
     assert list(post["word"].values) == list(sim.data.vocabulary)
-    assert idata.sample_stats["elbo"].dims == ("chain", "draw", "iteration")
+    trace = idata.optimization_trace
+    assert trace["elbo"].dims == ("iteration",) and "sample_stats" not in idata.groups()
     assert idata.attrs["method"] == "jj-vb" and idata.attrs["converged"] == 1
-    assert idata.sample_stats["elbo"].size == idata.attrs["iterations"]
+    assert trace["elbo"].size == idata.attrs["iterations"]
+    assert list(trace["iteration"].values) == list(range(1, trace["elbo"].size + 1))
     # the draws' mean is q's mean: z-scores of 16 + 16 means below 4.5
     fit = jj.jj_vb(data, JJVBArgs(), seed=11)
     for name, mean, cov in (("rho", fit.m, fit.S), ("alpha", fit.mu, fit.Sigma)):
@@ -230,8 +232,10 @@ def test_output_names_dims_and_draws_from_q() -> None:
         assert np.abs(z).max() < 4.5, (name, z)
     again = jj.sample_jj_vb(data, seed=11, draws=400)
     np.testing.assert_array_equal(post["rho"].values, again.posterior["rho"].values)
-    svi = jj.sample_jj_svi(data, seed=11, draws=10, passes=2, batch_size=20, ard=False)
-    assert svi.sample_stats["elbo"].dims == ("chain", "draw", "pass")
+    svi = jj.sample_jj_svi(data, seed=11, draws=10, iter=2, batch_size=20, ard=False)
+    assert svi.optimization_trace["elbo"].dims == ("iteration",)
+    updates = 2 * -(-int(data["P"]) // 20)  # two passes of ceil(P / 20) mini-batches
+    assert svi.optimization_trace["elbo"].size == 2 and svi.attrs["updates"] == updates
     assert "ard_precision" not in svi.posterior and svi.attrs["method"] == "jj-svi"
 
 
@@ -243,10 +247,10 @@ import numba
 data = simulate_sgns(12, 3, 6000, seed=9).data.stan_data(3)
 h = hashlib.sha256()
 for idata in (sample_jj_vb(data, seed=5, draws=20, iter=30),
-              sample_jj_svi(data, seed=5, draws=20, passes=2, batch_size=25)):
+              sample_jj_svi(data, seed=5, draws=20, iter=2, batch_size=25)):
     for name in ("rho", "alpha", "ard_precision"):
         h.update(np.ascontiguousarray(idata.posterior[name].values).tobytes())
-    h.update(idata.sample_stats["elbo"].values.tobytes())
+    h.update(idata.optimization_trace["elbo"].values.tobytes())
 print(numba.get_num_threads(), h.hexdigest())
 """
 

@@ -1,0 +1,30 @@
+"""Truncated Dirichlet-process models: a DP mixture of Gaussians and HDP-LDA.
+
+Importing this package registers the Stan programs ``dp_mixture`` and ``hdp_lda`` with
+:func:`bayeswe.fit`.
+"""
+
+from bayeswe.dp import models  # registers "dp_mixture" and "hdp_lda"
+from bayeswe.dp.data import DPDataError, DPMixtureData, HDPLDAData
+from bayeswe.dp.inits import initial_values
+from bayeswe.dp.simulate import (
+    SimulatedDPMixture,
+    SimulatedHDPLDA,
+    simulate_dp_mixture,
+    simulate_hdp_lda,
+)
+from bayeswe.dp.stick import StickMoments, stick_posterior_moments
+
+__all__ = [
+    "DPDataError",
+    "DPMixtureData",
+    "HDPLDAData",
+    "SimulatedDPMixture",
+    "SimulatedHDPLDA",
+    "StickMoments",
+    "initial_values",
+    "models",
+    "simulate_dp_mixture",
+    "simulate_hdp_lda",
+    "stick_posterior_moments",
+]

@@ -1,0 +1,113 @@
+"""NUTS on the Stan twins recovers what simulated data hold.
+
+DP mixture: three well-separated Gaussian clusters, T = 8. NUTS (from
+``initial_values``) must put the posterior mode of the number of occupied components at
+3, leave a small ``leftover`` stick, and sample weights that pass a Rao-Blackwell
+z-test: given the occupancy counts ``n`` that the program draws each iteration, the
+weights are independent of everything else, so ``w_k - E[w_k | n]`` and
+``alpha - E[alpha | n]`` (exact, :func:`bayeswe.dp.stick_posterior_moments`) have mean
+zero under the posterior; their chain means must lie within 4 Monte Carlo standard
+errors of 0 (ArviZ's MCSE). The same statistic against the wrong prior must fail (power).
+"""
+
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+import pytest
+
+import bayeswe
+from bayeswe.dp import (
+    initial_values,
+    simulate_dp_mixture,
+    simulate_hdp_lda,
+    stick_posterior_moments,
+)
+
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
+Z_MAX = 4.0
+
+
+def _z(residual: np.ndarray) -> float:
+    """Chain-pooled mean over its MCSE, for a (chain, draw) array."""
+    mcse = float(np.asarray(az.mcse(az.convert_to_dataset({"x": residual})).x))
+    return float(residual.mean() / mcse)
+
+
+@pytest.fixture(scope="module")
+def dp_fit():
+    sim = simulate_dp_mixture(n_points=150, weights=(0.5, 0.3, 0.2), truncation=8, seed=3)
+    idata = bayeswe.fit(
+        "dp_mixture", sim.data, method="nuts", seed=1, chains=4, iter_warmup=300,
+        iter_sampling=300, inits=initial_values(sim.data, seed=1), show_progress=False,
+    )  # fmt: skip
+    return sim, idata
+
+
+def _targets(occupancy: np.ndarray, shape: float, rate: float):
+    cache: dict = {}
+    C, S, T = occupancy.shape
+    w = np.empty((C, S, T))
+    alpha = np.empty((C, S))
+    for c in range(C):
+        for s in range(S):
+            key = tuple(occupancy[c, s])
+            if key not in cache:
+                cache[key] = stick_posterior_moments(
+                    np.array(key), alpha_shape=shape, alpha_rate=rate
+                )
+            w[c, s], alpha[c, s] = cache[key].w, cache[key].alpha
+    return w, alpha
+
+
+def test_dp_nuts_recovers_the_number_of_clusters(dp_fit):
+    sim, idata = dp_fit
+    n_occ = idata.posterior["n_occupied"].values.astype(int).ravel()
+    assert np.bincount(n_occ).argmax() == sim.n_clusters == 3
+    assert np.mean(n_occ == 3) > 0.8
+    assert float(idata.posterior["leftover"].max()) < 0.02  # T = 8 is generous for 3
+    # label-free: the sorted posterior-mean weights are near the true cluster shares
+    shares = np.sort(np.bincount(sim.labels) / sim.labels.size)[::-1]
+    w_sorted = np.sort(idata.posterior["w"].values, axis=-1)[..., ::-1][..., :3]
+    sd = w_sorted.std(axis=(0, 1))
+    assert np.all(np.abs(w_sorted.mean(axis=(0, 1)) - shares) < 3 * sd)
+
+
+def test_dp_nuts_weights_pass_the_rao_blackwell_z_test(dp_fit):
+    sim, idata = dp_fit
+    post = idata.posterior
+    occupancy = post["occupancy"].values.astype(int)
+    w_target, alpha_target = _targets(occupancy, sim.data.alpha_shape, sim.data.alpha_rate)
+    z_w = [_z(post["w"].values[..., k] - w_target[..., k]) for k in range(occupancy.shape[-1])]
+    z_alpha = _z(post["alpha"].values - alpha_target)
+    assert max(abs(z) for z in z_w) < Z_MAX, z_w
+    assert abs(z_alpha) < Z_MAX, z_alpha
+    # power: the same statistic under a prior ten times tighter on alpha fails
+    _, wrong = _targets(occupancy, sim.data.alpha_shape, 10 * sim.data.alpha_rate)
+    assert abs(_z(post["alpha"].values - wrong)) > Z_MAX
+
+
+def test_hdp_lda_nuts_recovers_the_number_of_live_topics():
+    """Three topics in the corpus, T = 5: every draw has three topics above 5 % of tokens.
+
+    The stick positions of the topics are not checked: NUTS keeps the order its start
+    gives them (see docs/nonparametrics.md), so ``leftover`` is not small in every chain.
+    """
+    sim = simulate_hdp_lda(
+        n_docs=20, doc_length=50, n_words=25, beta=(0.5, 0.3, 0.2), alpha0=2.0, eta=0.2,
+        truncation=5, seed=2,
+    )  # fmt: skip
+    idata = bayeswe.fit(
+        "hdp_lda", sim.data, method="nuts", seed=1, chains=2, iter_warmup=200,
+        iter_sampling=200, show_progress=False,
+    )  # fmt: skip
+    tokens = idata.posterior["topic_tokens"].values
+    share = tokens / tokens.sum(axis=-1, keepdims=True)
+    live = (share >= 0.05).sum(axis=-1).ravel()
+    assert np.bincount(live).argmax() == 3
+    assert np.mean(live == 3) > 0.9
+    # the live topics' token counts, sorted, are near the truth (a posterior-sd tolerance)
+    top = np.sort(tokens, axis=-1)[..., ::-1][..., :3].reshape(-1, 3)
+    truth = np.sort(sim.topic_tokens)[::-1]
+    assert np.all(np.abs(top.mean(axis=0) - truth) < 3 * top.std(axis=0) + 0.1 * truth)
