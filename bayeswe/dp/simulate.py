@@ -9,6 +9,7 @@ import numpy as np
 
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.dp.data import DPDataError, DPMixtureData, HDPLDAData
+from bayeswe.options import check_seed
 
 __all__ = ["SimulatedDPMixture", "SimulatedHDPLDA", "simulate_dp_mixture", "simulate_hdp_lda"]
 
@@ -88,7 +89,7 @@ def simulate_dp_mixture(
     if not (np.isfinite(separation) and separation > 0):
         raise DPDataError(f"separation must be positive, got {separation!r}")
     K = w.size
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed, error=DPDataError))
     spread = separation * max(1.0, K ** (1.0 / P))
     for _ in range(10_000):
         means = rng.uniform(-spread, spread, size=(K, P))
@@ -159,7 +160,7 @@ def simulate_hdp_lda(
     for name, value in (("alpha0", alpha0), ("eta", eta)):
         if not (np.isfinite(value) and value > 0):
             raise DPDataError(f"{name} must be positive and finite, got {value!r}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed, error=DPDataError))
     K = b.size
     # gamma draws with a floor: small concentrations underflow to exact zeros otherwise
     g = rng.gamma(eta, size=(K, V)) + 1e-300

@@ -8,6 +8,7 @@ import numpy as np
 
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.data import GaussianLDAData
+from bayeswe.options import check_float, check_int, check_seed
 
 __all__ = ["GaussianLDATruth", "simulate_gaussian_lda"]
 
@@ -42,7 +43,14 @@ def simulate_gaussian_lda(
     (continuous vectors, no shared types). The returned data use ``mu0 = 0``,
     ``kappa = 0.1``, ``nu = D + 2`` and ``Psi = noise^2 * I``.
     """
-    rng = np.random.default_rng(seed)
+    check_int("n_docs", n_docs, minimum=1)
+    check_int("doc_length", doc_length, minimum=1)
+    check_int("n_topics", n_topics, minimum=2)
+    check_int("dim", dim, minimum=1)
+    check_float("alpha", alpha, low=0)
+    check_float("separation", separation, low=0)
+    check_float("noise", noise, low=0)
+    rng = np.random.default_rng(check_seed("seed", seed))
     K, D = n_topics, dim
     mu = rng.normal(0.0, separation, size=(K, D))
     Sigma = np.empty((K, D, D))

@@ -8,7 +8,7 @@ import numpy as np
 
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.lda.data import LDAData
-from bayeswe.options import check_float, check_int
+from bayeswe.options import check_float, check_int, check_seed
 
 __all__ = ["SimulatedLDA", "simulate_lda"]
 
@@ -59,7 +59,7 @@ def simulate_lda(
     check_int("n_topics", n_topics, minimum=2)
     check_float("alpha", alpha, low=0)
     check_float("beta", beta, low=0)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     if phi is None:
         # Gamma draws with a floor: tiny beta underflows to exact zeros otherwise.
         g = rng.gamma(beta, size=(n_topics, n_words)) + 1e-300

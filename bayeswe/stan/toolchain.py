@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -281,14 +282,40 @@ def _process_group(cmd: list[str], **popen: Any) -> Iterator[subprocess.Popen[st
     (or nothing, as cmdstanpy does on Ctrl-C) leaves the compilers running. The group
     is terminated when the block ends with the process still running, for any
     reason (Ctrl-C in the parent included: the group does not get the terminal's
-    SIGINT, so the parent must stop it).
+    SIGINT, so the parent must stop it). SIGTERM to the parent, whose default action
+    would end it at once and skip that clean-up, exits with status 143 after it.
     """
     proc = subprocess.Popen(cmd, start_new_session=True, text=True, **popen)
     try:
-        yield proc
+        with _exit_on_sigterm():
+            yield proc
     finally:
         if proc.poll() is None:
             _kill_group(proc)
+
+
+@contextlib.contextmanager
+def _exit_on_sigterm() -> Iterator[None]:
+    """Turn SIGTERM into ``SystemExit(143)`` in this block, so ``finally`` clauses run.
+
+    Only where Python can install a handler (the main thread) and only over the default
+    disposition: a handler the application installed is left alone.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def terminate(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
@@ -407,8 +434,36 @@ def _usable_executable(exe: Path) -> bool:
 #: cmdstanpy's compile, run by :func:`_compile_with_cmdstanpy` in a child process.
 _COMPILE_SCRIPT = """
 import logging
+import os
+import shutil
+import signal
 import sys
+import threading
+import time
 import cmdstanpy
+
+orphaned = threading.Event()
+
+def stop_when_orphaned(parent, workdir):
+    # The parent killed outright (SIGKILL, OOM) cannot stop this process group: it does
+    # so itself, and removes the half-built directory the parent would have removed.
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    orphaned.set()
+    os.killpg(0, signal.SIGTERM)  # this process ignores it (on_sigterm)
+    time.sleep(1.0)
+    shutil.rmtree(workdir, ignore_errors=True)
+    os._exit(1)
+
+def on_sigterm(signum, _frame):
+    if not orphaned.is_set():  # the parent stopping the group
+        os._exit(128 + signum)
+
+signal.signal(signal.SIGTERM, on_sigterm)
+watcher = threading.Thread(
+    target=stop_when_orphaned, args=(int(sys.argv[3]), os.path.dirname(sys.argv[2])), daemon=True
+)
+watcher.start()
 logging.getLogger("cmdstanpy").disabled = True  # the parent shows the failure, if any
 cmdstanpy.set_cmdstan_path(sys.argv[1])
 try:
@@ -416,6 +471,9 @@ try:
 except ValueError as exc:
     sys.stderr.write(str(exc))
     sys.exit(3)
+finally:
+    if orphaned.is_set():
+        watcher.join()  # it ends the process once the directory is gone
 """
 
 
@@ -424,9 +482,11 @@ def _compile_with_cmdstanpy(stan_file: Path, copy: Path) -> None:
 
     In-process, cmdstanpy leaves ``make`` and the compilers running when Ctrl-C
     interrupts it; here the whole group is stopped (:func:`_process_group`) and the
-    ``KeyboardInterrupt`` goes on. cmdstanpy's log of the compile is kept for a failure.
+    ``KeyboardInterrupt`` goes on; SIGTERM likewise, and a parent killed outright is
+    noticed by the child, which stops its group itself. cmdstanpy's log of the compile
+    is kept for a failure.
     """
-    cmd = [sys.executable, "-c", _COMPILE_SCRIPT, str(current().path), str(copy)]
+    cmd = [sys.executable, "-c", _COMPILE_SCRIPT, str(current().path), str(copy), str(os.getpid())]
     with _process_group(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         _out, err = proc.communicate()
     if proc.returncode == 3:

@@ -13,7 +13,10 @@ import pytest
 from bayeswe import cli
 from bayeswe.corpus.pairs import sgns_data
 from bayeswe.corpus.types import CorpusError
+from bayeswe.dp import simulate_dp_mixture, simulate_hdp_lda
 from bayeswe.errors import StanDataError
+from bayeswe.glda.simulate import simulate_gaussian_lda
+from bayeswe.lda.simulate import simulate_lda
 from bayeswe.model_spec import get_model
 from bayeswe.sgns import SGNSData, check_anchors, fit_sgns, simulate_sgns
 from bayeswe.sgns.errors import IdentificationError, SGNSDataError
@@ -76,6 +79,27 @@ def test_seeds_get_bayeswes_message(seed: object) -> None:
     for call in (lambda: sim.data.split(0.5, seed=seed), lambda: sim.sample(5, seed=seed)):
         with pytest.raises(SGNSDataError, match=pattern):
             call()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, 1.5])
+def test_simulators_of_every_model_check_their_seed(seed: object) -> None:
+    pattern = r"seed must be (in|an integer in) \[0, 2\*\*32 - 1\]"
+    calls = [
+        lambda: simulate_lda(n_docs=2, doc_length=3, n_words=4, n_topics=2, seed=seed),
+        lambda: simulate_gaussian_lda(n_docs=2, doc_length=3, n_topics=2, dim=2, seed=seed),
+        lambda: simulate_dp_mixture(n_points=5, dim=2, weights=[0.5, 0.5], seed=seed),
+        lambda: simulate_hdp_lda(n_docs=2, doc_length=3, n_words=4, beta=[0.5, 0.5], seed=seed),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=pattern):
+            call()
+
+
+def test_gaussian_lda_simulator_names_a_bad_size() -> None:
+    with pytest.raises(ValueError, match="n_topics must be >= 2, got 1"):
+        simulate_gaussian_lda(n_docs=2, doc_length=3, n_topics=1, dim=2, seed=1)
+    with pytest.raises(ValueError, match="noise"):
+        simulate_gaussian_lda(n_docs=2, doc_length=3, n_topics=2, dim=2, noise=-1.0, seed=1)
 
 
 def test_valid_seeds_still_work() -> None:

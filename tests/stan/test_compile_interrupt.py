@@ -1,9 +1,10 @@
-"""Ctrl-C during a model compile stops the compiler too, not only bayeswe.
+"""Ctrl-C, SIGTERM or SIGKILL during a model compile stops the compiler too, not only bayeswe.
 
 A real compile of a program no cache holds: ``bayeswe fit`` runs in a subprocess,
-SIGINT goes to that process alone (as ``kill -INT`` or a job manager sends it; a
+the signal goes to that process alone (as ``kill`` or a job manager sends it; a
 terminal's Ctrl-C would reach the whole foreground group) once ``g++`` is running,
-and afterwards no process may still be working on the program.
+and afterwards no process may still be working on the program and nothing of it is
+left in the model cache.
 """
 
 from __future__ import annotations
@@ -51,7 +52,18 @@ def _wait_for(predicate, timeout: float) -> bool:
     return False
 
 
-def test_sigint_during_a_compile_leaves_no_compiler_running(tmp_path: Path) -> None:
+#: signal -> (exit status of ``bayeswe``, last line of its stderr or None)
+OUTCOMES = {
+    signal.SIGINT: (130, "bayeswe: interrupted"),
+    signal.SIGTERM: (128 + signal.SIGTERM, None),
+    signal.SIGKILL: (-signal.SIGKILL, None),
+}
+
+
+@pytest.mark.parametrize("sig", list(OUTCOMES), ids=lambda s: s.name)
+def test_a_signal_during_a_compile_leaves_no_compiler_running(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
     toolchain.ensure_cmdstan()  # a toolchain build is not what is interrupted here
     tag = f"interrupted_{os.getpid()}_{time.time_ns()}"
     program = tmp_path / f"{tag}.stan"
@@ -76,14 +88,17 @@ def test_sigint_during_a_compile_leaves_no_compiler_running(tmp_path: Path) -> N
             )
 
         assert _wait_for(compiling, 240), "the C++ compiler never started"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "bayeswe: interrupted"
-    stopped = _wait_for(lambda: not _processes_of(tag), 10)
-    assert stopped, f"still running after Ctrl-C: {_processes_of(tag)}"
+    status, last_line = OUTCOMES[sig]
+    assert proc.returncode == status, err
+    if last_line is not None:
+        assert err.strip().splitlines()[-1] == last_line
+    stopped = _wait_for(lambda: not _processes_of(tag), 15)
+    assert stopped, f"still running after {sig.name}: {_processes_of(tag)}"
     assert not (tmp_path / "fit.nc").exists()
-    assert not list((toolchain.cache_dir() / "models").glob(f"{tag}-*"))
+    cleaned = _wait_for(lambda: not list((toolchain.cache_dir() / "models").glob(f"{tag}-*")), 10)
+    assert cleaned, list((toolchain.cache_dir() / "models").glob(f"{tag}-*"))
