@@ -54,6 +54,12 @@ cache of :mod:`.precision` (``precision=True``: kept in step by
 density at ``v_w``, and without one of ``w``'s tokens, is cached per topic in a
 :class:`.structs.DensityCache` (:func:`_token_log_t`).
 
+Each loop runs a token in three pieces: the proposal (:func:`document_token_proposal`
+or :func:`word_token_proposal`, after :func:`word_table` at each word of the scan by
+word), the MH steps, and the bookkeeping (:func:`document_token_done`,
+:func:`word_token_done`). :mod:`bayeswe.sbc.faulty_glda` composes the same pieces with
+deliberately wrong MH steps, for the power checks of SBC and the stationarity tests.
+
 Work arrays: ``work`` needs ``3 * D + 7 * K`` floats and ``iwork`` ``7 * K`` int64
 (:func:`_scratch` gives their parts names); ``stats[0] += proposals``, ``stats[1] +=
 accepted`` (a proposal equal to the current topic counts as accepted), ``stats[2] +=
@@ -906,50 +912,101 @@ def _document_scan(
 ) -> None:
     # the token loop of sweep_alias_document
     tok_doc, tok_word, emb, alpha = corpus
-    word_top, _, word_len = word_lists
-    doc_top, doc_pos, doc_len = doc_lists
     fresh_doc = options.fresh_doc
-    log_count = sc.log_count
-    uses = tables.uses
     for pos in range(order.shape[0]):
         i = order[pos]
-        d = tok_doc[i]
-        w = tok_word[i]
+        d, w, s = tok_doc[i], tok_word[i], z[i]
         x = emb[w]
-        s = z[i]
-        n_dk[d, s] -= 1
-        if n_dk[d, s] == 0:
-            list_remove(d, s, doc_top, doc_pos, doc_len)
-        rebuild = uses[w] < 0 or uses[w] >= options.rebuild_every
-        if rebuild or fresh_doc:
-            # the token stays in topic s; its fresh density under s without it comes
-            # from its Mahalanobis distance under the current topic s (_log_t_without)
-            _ensure_outer(w, x, dens, sc.xx_owner)
-            sc.fresh_lt[s] = _token_log_t(s, s, w, x, dens, sc.y, tcache)
-            sc.stamp[s] = i
-        if rebuild:
-            _rebuild(w, x, n_wk, alpha, dens, tables, tcache, sc, False, False)
-            stats[2] += 1
-        uses[w] += 1
-        lin, logq = tables.lin[w], tables.logq[w]
-        nc, a_copy, m_ref = _set_c(i, s, d, w, x, word_top[w], word_len[w], n_dk, n_wk,
-                                   alpha, lin, logq, dens, tcache, sc)  # fmt: skip
-        if nc > 1:
-            a_copy = _sort_c(nc, alpha, lin, sc)
-        prop = _document_term(i, d, x, nc, a_copy, m_ref, fresh_doc, n_dk, doc_lists, lin,
-                              logq, log_count, dens, sc)  # fmt: skip
+        prop = document_token_proposal(
+            i, fresh_doc, corpus, z, n_dk, n_wk, dens, tables, tcache, doc_lists, word_lists,
+            options, stats, sc,
+        )  # fmt: skip
         if fresh_doc:
             cur = _mh_general(i, s, d, w, x, prop, n_dk, alpha, tables, tcache, dens, options,
                               False, rng, stats, sc)  # fmt: skip
         else:
             cur = _mh_table_doc(i, s, w, x, prop, alpha, tables, tcache, dens, False,
                                 options.mh_steps, rng, stats, sc)  # fmt: skip
-        _token_done(i, d, s, cur, w, x, z, n_dk, n_wk, tcache.keys, dens, doc_lists, work)
-        if cur != s:
-            if n_wk[w, s] == 0:
-                list_remove(w, s, word_lists.top, word_lists.pos, word_lists.length)
-            if n_wk[w, cur] == 1:
-                list_add(w, cur, word_lists.top, word_lists.pos, word_lists.length)
+        document_token_done(i, s, cur, corpus, z, n_dk, n_wk, dens, tcache, doc_lists,
+                            word_lists, work)  # fmt: skip
+
+
+@_token_helper
+def document_token_proposal(
+    i: int,
+    fresh_s: bool,
+    corpus: Corpus,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    n_wk: np.ndarray,
+    dens: Densities,
+    tables: AliasTables,
+    tcache: DensityCache,
+    doc_lists: TopicLists,
+    word_lists: TopicLists,
+    options: AliasOptions,
+    stats: np.ndarray,
+    sc: Scratch,
+) -> Proposal:
+    """Token ``i`` of the scan in corpus order, up to its MH steps; returns its proposal.
+
+    Takes the token's count out of ``n_dk`` (and its topic out of the document's list
+    when the count falls to zero), rebuilds its word's table when due (``stats[2]``
+    counts it), stamps the fresh density of the token's topic without it when
+    ``fresh_s`` or at a rebuild (else the MH step computes it when first needed), and
+    builds the set C (in topic order) and the document term.
+    """
+    tok_doc, tok_word, emb, alpha = corpus
+    d, w, s = tok_doc[i], tok_word[i], z[i]
+    x = emb[w]
+    n_dk[d, s] -= 1
+    if n_dk[d, s] == 0:
+        list_remove(d, s, doc_lists.top, doc_lists.pos, doc_lists.length)
+    uses = tables.uses
+    rebuild = uses[w] < 0 or uses[w] >= options.rebuild_every
+    if rebuild or fresh_s:
+        # the token stays in topic s; its fresh density under s without it comes from
+        # its Mahalanobis distance under the current topic s (_log_t_without)
+        _ensure_outer(w, x, dens, sc.xx_owner)
+        sc.fresh_lt[s] = _token_log_t(s, s, w, x, dens, sc.y, tcache)
+        sc.stamp[s] = i
+    if rebuild:
+        _rebuild(w, x, n_wk, alpha, dens, tables, tcache, sc, False, False)
+        stats[2] += 1
+    uses[w] += 1
+    lin, logq = tables.lin[w], tables.logq[w]
+    nc, a_copy, m_ref = _set_c(i, s, d, w, x, word_lists.top[w], word_lists.length[w], n_dk,
+                               n_wk, alpha, lin, logq, dens, tcache, sc)  # fmt: skip
+    if nc > 1:
+        a_copy = _sort_c(nc, alpha, lin, sc)
+    return _document_term(i, d, x, nc, a_copy, m_ref, options.fresh_doc, n_dk, doc_lists, lin,
+                          logq, sc.log_count, dens, sc)  # fmt: skip
+
+
+@_token_helper
+def document_token_done(
+    i: int,
+    s: int,
+    cur: int,
+    corpus: Corpus,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    n_wk: np.ndarray,
+    dens: Densities,
+    tcache: DensityCache,
+    doc_lists: TopicLists,
+    word_lists: TopicLists,
+    work: np.ndarray,
+) -> None:
+    """Token ``i`` of the scan in corpus order, taken out of topic ``s``, ends in topic
+    ``cur``: counts, topics, its document's and its word's topic lists."""
+    d, w = corpus.tok_doc[i], corpus.tok_word[i]
+    _token_done(i, d, s, cur, w, corpus.emb[w], z, n_dk, n_wk, tcache.keys, dens, doc_lists, work)
+    if cur != s:
+        if n_wk[w, s] == 0:
+            list_remove(w, s, word_lists.top, word_lists.pos, word_lists.length)
+        if n_wk[w, cur] == 1:
+            list_add(w, cur, word_lists.top, word_lists.pos, word_lists.length)
 
 
 @_token_helper
@@ -1039,63 +1096,144 @@ def _word_scan(
 ) -> None:
     # the word loop of sweep_alias_word
     tok_doc, _, emb, alpha = corpus
-    K = alpha.shape[0]
-    doc_top, doc_pos, doc_len = doc_lists
     fresh_doc = options.fresh_doc
-    log_count = sc.log_count
     order, start = words.order, words.start
-    w_top, w_mark = sc.w_top, sc.w_mark
-    w_len = 0
     for w in range(start.shape[0] - 1):
         lo, hi = start[w], start[w + 1]
         if lo == hi:
             continue
         x = emb[w]
-        if blocks:
-            _ensure_outer(w, x, dens, sc.xx_owner)
-            _block_move_word(w, lo, hi, words, z, corpus, n_dk, n_wk, dens, doc_lists,
-                             tcache.keys, rng, block_stats, sc)  # fmt: skip
-        # the topics that hold the word's tokens (a superset of C: entries whose count
-        # falls to zero stay), so the set C costs O(its size) per token
-        for j in range(w_len):
-            w_mark[w_top[j]] = -1
-        w_len = 0
+        w_len = word_table(w, blocks, corpus, z, n_dk, n_wk, dens, tables, tcache, doc_lists,
+                           words, rng, stats, block_stats, sc)  # fmt: skip
         for pos in range(lo, hi):
             i = order[pos]
-            d = tok_doc[i]
-            s = z[i]
-            n_dk[d, s] -= 1
-            if n_dk[d, s] == 0:
-                list_remove(d, s, doc_top, doc_pos, doc_len)
-            if pos == lo or fresh_doc:
-                _ensure_outer(w, x, dens, sc.xx_owner)
-                sc.fresh_lt[s] = _token_log_t(s, s, w, x, dens, sc.y, tcache)
-                sc.stamp[s] = i
-            if pos == lo:
-                _rebuild(w, x, n_wk, alpha, dens, tables, tcache, sc, blocks, True)
-                stats[2] += 1
-                for k in range(K):
-                    if n_wk[w, k] > 0:
-                        w_top[w_len] = k
-                        w_len += 1
-                        w_mark[k] = w
-            lin, logq = tables.lin[w], tables.logq[w]
-            nc, a_copy, m_ref = _set_c(i, s, d, w, x, w_top, w_len, n_dk, n_wk, alpha, lin,
-                                       logq, dens, tcache, sc)  # fmt: skip
-            prop = _document_term(i, d, x, nc, a_copy, m_ref, fresh_doc, n_dk, doc_lists,
-                                  lin, logq, log_count, dens, sc)  # fmt: skip
+            d, s = tok_doc[i], z[i]
+            prop = word_token_proposal(i, fresh_doc, w_len, corpus, z, n_dk, n_wk, dens, tables,
+                                       tcache, doc_lists, options, sc)  # fmt: skip
             if fresh_doc:
                 cur = _mh_general(i, s, d, w, x, prop, n_dk, alpha, tables, tcache, dens,
                                   options, True, rng, stats, sc)  # fmt: skip
             else:
                 cur = _mh_table_doc(i, s, w, x, prop, alpha, tables, tcache, dens, True,
                                     options.mh_steps, rng, stats, sc)  # fmt: skip
-            _token_done(i, d, s, cur, w, x, z, n_dk, n_wk, tcache.keys, dens, doc_lists, work)
-            if w_mark[cur] != w:
-                w_top[w_len] = cur
-                w_len += 1
-                w_mark[cur] = w
+            w_len = word_token_done(i, s, cur, w_len, corpus, z, n_dk, n_wk, dens, tcache,
+                                    doc_lists, sc, work)  # fmt: skip
         tables.uses[w] = hi - lo
+
+
+@_token_helper
+def word_table(
+    w: int,
+    blocks: bool,
+    corpus: Corpus,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    n_wk: np.ndarray,
+    dens: Densities,
+    tables: AliasTables,
+    tcache: DensityCache,
+    doc_lists: TopicLists,
+    words: WordGroups,
+    rng: np.ndarray,
+    stats: np.ndarray,
+    block_stats: np.ndarray,
+    sc: Scratch,
+) -> int:
+    """Word ``w``'s start in the scan by word: its block move (``blocks``), the fresh
+    density of its first token's topic without that token, and its table (``stats[2]``
+    counts it); lists the topics that hold the word's tokens in ``sc.w_top`` (marked in
+    ``sc.w_mark``) and returns how many.
+
+    ``sc.w_top`` is a superset of each token's set C (a topic whose count falls to zero
+    stays listed), so C costs O(its size) per token.
+    """
+    x = corpus.emb[w]
+    if blocks:
+        _ensure_outer(w, x, dens, sc.xx_owner)
+        _block_move_word(w, words.start[w], words.start[w + 1], words, z, corpus, n_dk, n_wk,
+                         dens, doc_lists, tcache.keys, rng, block_stats, sc)  # fmt: skip
+    i = words.order[words.start[w]]
+    s = z[i]
+    _ensure_outer(w, x, dens, sc.xx_owner)
+    sc.fresh_lt[s] = _token_log_t(s, s, w, x, dens, sc.y, tcache)
+    sc.stamp[s] = i
+    _rebuild(w, x, n_wk, corpus.alpha, dens, tables, tcache, sc, blocks, True)
+    stats[2] += 1
+    w_len = 0
+    for k in range(n_wk.shape[1]):
+        if n_wk[w, k] > 0:
+            sc.w_top[w_len] = k
+            w_len += 1
+            sc.w_mark[k] = w
+    return w_len
+
+
+@_token_helper
+def word_token_proposal(
+    i: int,
+    fresh_s: bool,
+    w_len: int,
+    corpus: Corpus,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    n_wk: np.ndarray,
+    dens: Densities,
+    tables: AliasTables,
+    tcache: DensityCache,
+    doc_lists: TopicLists,
+    options: AliasOptions,
+    sc: Scratch,
+) -> Proposal:
+    """Token ``i`` of the scan by word, up to its MH steps; returns its proposal.
+
+    Takes the token's count out of ``n_dk`` (and its topic out of the document's list
+    when the count falls to zero), stamps the fresh density of its topic without it when
+    ``fresh_s`` (else the MH step computes it when first needed), and builds the set C
+    from the word's ``sc.w_top[:w_len]`` and the document term.
+    """
+    tok_doc, tok_word, emb, alpha = corpus
+    d, w, s = tok_doc[i], tok_word[i], z[i]
+    x = emb[w]
+    n_dk[d, s] -= 1
+    if n_dk[d, s] == 0:
+        list_remove(d, s, doc_lists.top, doc_lists.pos, doc_lists.length)
+    if fresh_s and sc.stamp[s] != i:  # (word_table stamped the word's first token)
+        _ensure_outer(w, x, dens, sc.xx_owner)
+        sc.fresh_lt[s] = _token_log_t(s, s, w, x, dens, sc.y, tcache)
+        sc.stamp[s] = i
+    lin, logq = tables.lin[w], tables.logq[w]
+    nc, a_copy, m_ref = _set_c(i, s, d, w, x, sc.w_top, w_len, n_dk, n_wk, alpha, lin, logq,
+                               dens, tcache, sc)  # fmt: skip
+    return _document_term(i, d, x, nc, a_copy, m_ref, options.fresh_doc, n_dk, doc_lists, lin,
+                          logq, sc.log_count, dens, sc)  # fmt: skip
+
+
+@_token_helper
+def word_token_done(
+    i: int,
+    s: int,
+    cur: int,
+    w_len: int,
+    corpus: Corpus,
+    z: np.ndarray,
+    n_dk: np.ndarray,
+    n_wk: np.ndarray,
+    dens: Densities,
+    tcache: DensityCache,
+    doc_lists: TopicLists,
+    sc: Scratch,
+    work: np.ndarray,
+) -> int:
+    """Token ``i`` of the scan by word, taken out of topic ``s``, ends in topic ``cur``:
+    counts, topics, its document's list, and ``cur`` added to the word's topics
+    ``sc.w_top``; returns their number."""
+    d, w = corpus.tok_doc[i], corpus.tok_word[i]
+    _token_done(i, d, s, cur, w, corpus.emb[w], z, n_dk, n_wk, tcache.keys, dens, doc_lists, work)
+    if sc.w_mark[cur] != w:
+        sc.w_top[w_len] = cur
+        w_len += 1
+        sc.w_mark[cur] = w
+    return w_len
 
 
 # ----------------------------------------------------------------------------- block moves
@@ -1142,11 +1280,11 @@ def _block_move_word(
     k = z[order[lo + int(rand_uniform(rng) * n_w)]]
     m = n_wk[w, k]
     n_cand = block_candidates(k, m, Qall, n_wk[w], topics.kappa_k, topics.nu_k, topics.logdet,
-                              words.kappa0, D, words.lg_nu, cand, logq, 0)  # fmt: skip
+                              words.kappa0, D, words.lg_nu, cand, logq)  # fmt: skip
     if n_cand < 2:
         return
     j, n_docs = block_accepts(k, lo, hi, order, z, corpus.tok_doc, n_dk, corpus.alpha, cand,
-                              logq, n_cand, doc_count, docs, rng, 0)  # fmt: skip
+                              logq, n_cand, doc_count, docs, rng)  # fmt: skip
     if j >= 0:
         doc_top, doc_pos, doc_len = doc_lists
         for b in range(n_docs):
