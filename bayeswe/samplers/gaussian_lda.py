@@ -52,9 +52,11 @@ from bayeswe.kernels.glda.structs import (
     Densities,
     DensityCache,
     PrecisionCache,
+    Prior,
     TopicLists,
     TopicMinor,
     Topics,
+    TopicSums,
     WordGroups,
 )
 from bayeswe.kernels.topic_lists import fill_topic_lists
@@ -316,20 +318,12 @@ def init_state(
             raise ValueError(f"initial z must have shape ({problem.n_tokens},) in [0, {K})")
     n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
     np.add.at(n_dk, (problem.tok_doc, z), 1)
-    mu = np.zeros((K, D))
-    R = np.zeros((K, D, D))
-    invd = np.zeros((K, D))
-    logdet = np.zeros(K)
-    kappa_k, nu_k = np.zeros(K), np.zeros(K)
-    tconst, tscale, texp = np.zeros(K), np.zeros(K), np.zeros(K)
-    ok = kern.init_topics(
-        problem.tok_word, z, problem.emb, K, problem.mu0, problem.kappa0, problem.nu0,
-        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, R, invd, logdet, kappa_k, nu_k,
-        tconst, tscale, texp, np.zeros((K, D, D)),
-    )  # fmt: skip
-    if not ok:
+    topics = Topics(np.zeros((K, D)), np.zeros((K, D, D)), np.zeros((K, D)),
+                    *(np.zeros(K) for _ in range(6)))  # fmt: skip
+    sums = TopicSums(np.zeros(K, np.int64), np.zeros((K, D)), np.zeros((K, D, D)))
+    if not kern.init_topics(_corpus(problem), z, _prior(problem), topics, sums):
         raise GaussianLDADataError("a topic's scatter matrix Psi_k is not positive definite")
-    state = GLDAState(z, n_dk, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, rng)
+    state = GLDAState(z, n_dk, *topics, rng)
     if method == "alias-mh":
         state.stale_logw = np.zeros((V, K))
         state.stale_logq = np.zeros(V)
@@ -674,6 +668,11 @@ def _no_precision_cache() -> PrecisionCache:
 def _corpus(problem: GLDAProblem) -> Corpus:
     """The kernels' view of the problem's tokens, embeddings and alpha."""
     return Corpus(problem.tok_doc, problem.tok_word, problem.emb, problem.alpha)
+
+
+def _prior(problem: GLDAProblem) -> Prior:
+    """The kernels' view of the problem's NIW prior."""
+    return Prior(problem.mu0, problem.kappa0, problem.nu0, problem.Psi0)
 
 
 def _topics(state: GLDAState) -> Topics:

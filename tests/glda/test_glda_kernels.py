@@ -12,10 +12,12 @@ from scipy import stats
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import glda as kern
+from bayeswe.kernels.glda.structs import Topics, TopicSums
 from bayeswe.samplers.gaussian_lda import (
     GLDAProblem,
     _corpus,
     _precision_cache,
+    _prior,
     _topics,
     init_state,
     lp,
@@ -141,19 +143,18 @@ def test_naive_sweep_has_the_same_conditional_as_cgs(tiny) -> None:
     counts = np.zeros(K, np.int64)
     sums = np.zeros((K, D))
     scatter = np.zeros((K, D, D))
-    kern.init_topics(problem.tok_word, z_naive, problem.emb, K, problem.mu0, problem.kappa0,
-                     problem.nu0, problem.Psi0, counts, sums, np.zeros((K, D)),
-                     np.zeros((K, D, D)), np.zeros((K, D)), np.zeros(K), np.zeros(K),
-                     np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K), scatter)  # fmt: skip
+    topics = Topics(np.zeros((K, D)), np.zeros((K, D, D)), np.zeros((K, D)),
+                    *(np.zeros(K) for _ in range(6)))  # fmt: skip
+    kern.init_topics(_corpus(problem), z_naive, _prior(problem), topics,
+                     TopicSums(counts, sums, scatter))  # fmt: skip
     # init_topics leaves Psi_k in scatter; rebuild the raw sums of x x' for the naive kernel
     scatter[:] = 0.0
     for i in range(problem.n_tokens):
         x = problem.emb[problem.tok_word[i]]
         scatter[z_naive[i]] += np.tril(np.outer(x, x))
-    kern.sweep_naive(problem.tok_doc, problem.tok_word, z_naive, problem.emb, problem.alpha,
-                     n_dk, problem.mu0, problem.kappa0, problem.nu0, problem.Psi0, counts, sums,
-                     scatter, rng, np.zeros((D, D)), np.zeros((D, D)), np.empty(2 * D + K), 0,
-                     problem.n_tokens)  # fmt: skip
+    kern.sweep_naive(_corpus(problem), z_naive, n_dk, _prior(problem),
+                     TopicSums(counts, sums, scatter), rng, np.zeros((D, D)), np.zeros((D, D)),
+                     np.empty(2 * D + K), 0, problem.n_tokens)  # fmt: skip
     np.testing.assert_array_equal(z_naive, a.z)
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "Prior",
     "TopicLists",
     "TopicMinor",
+    "TopicSums",
     "Topics",
     "WordGroups",
 ]
@@ -60,6 +61,14 @@ class Topics(NamedTuple):
     tconst: np.ndarray  #: (K,) log t(x | k) = tconst[k] - texp[k] log1p(tscale[k] q)
     tscale: np.ndarray  #: (K,) (q the Mahalanobis distance of x under Psi_k)
     texp: np.ndarray  #: (K,)
+
+
+class TopicSums(NamedTuple):
+    """Each topic's sufficient statistics (the naive baseline's whole topic state)."""
+
+    counts: np.ndarray  #: int64 (K,) tokens per topic
+    sums: np.ndarray  #: (K, D) sum of the topic's vectors
+    scatter: np.ndarray  #: (K, D, D) sum of x x' over the topic's vectors (lower triangle)
 
 
 class PrecisionCache(NamedTuple):
