@@ -66,6 +66,7 @@ from bayeswe.corpus import ENGLISH_STOPWORDS, BagOfWords, Vocabulary, build_voca
 from bayeswe.datasets import DatasetUnavailableError, load_lee
 from bayeswe.glda.data import GaussianLDAData, load_glove, restrict_to_glove
 from bayeswe.kernels import glda as kern
+from bayeswe.kernels.glda.structs import Corpus, Prior, TopicSums
 from bayeswe.samplers.gaussian_lda import GLDAProblem, GLDAState, init_state, step
 
 __all__ = [
@@ -190,9 +191,10 @@ def _time_naive(problem: GLDAProblem, state: GLDAState, n_tokens: int) -> dict[s
         scatter[k] = np.tril(X.T @ X)
     rng = state.rng.copy()
     m = min(n_tokens, problem.n_tokens)
-    args = (problem.tok_doc, problem.tok_word, z, problem.emb, problem.alpha, n_dk, problem.mu0,
-            problem.kappa0, problem.nu0, problem.Psi0, counts, sums, scatter, rng,
-            np.zeros((D, D)), np.zeros((D, D)), np.empty(2 * D + K))  # fmt: skip
+    corpus = Corpus(problem.tok_doc, problem.tok_word, problem.emb, problem.alpha)
+    prior = Prior(problem.mu0, problem.kappa0, problem.nu0, problem.Psi0)
+    args = (corpus, z, n_dk, prior, TopicSums(counts, sums, scatter), rng, np.zeros((D, D)),
+            np.zeros((D, D)), np.empty(2 * D + K))  # fmt: skip
     kern.sweep_naive(*args, 0, 2)  # compile outside the timing
     t = harness.timed(kern.sweep_naive, *args, 2, 2 + m)
     per_token = t.cpu_s / m

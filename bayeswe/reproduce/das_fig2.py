@@ -194,6 +194,7 @@ def _trace(
 def _equal_time(params: dict[str, Any], seed: int) -> dict[str, Any]:
     from bayeswe.bench.gaussian_lda import SIDES
     from bayeswe.kernels import glda as kern
+    from bayeswe.kernels.glda.structs import Corpus, Prior, TopicSums
     from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, lp, step
 
     problem = GLDAProblem.from_data(_data(params["K"], params["docs"]))
@@ -218,19 +219,11 @@ def _equal_time(params: dict[str, Any], seed: int) -> dict[str, Any]:
         counts[k], sums[k], scatter[k] = X.shape[0], X.sum(axis=0), np.tril(X.T @ X)
     rng = start.rng.copy()
     args = (
-        problem.tok_doc,
-        problem.tok_word,
+        Corpus(problem.tok_doc, problem.tok_word, problem.emb, problem.alpha),
         z,
-        problem.emb,
-        problem.alpha,
         n_dk,
-        problem.mu0,
-        problem.kappa0,
-        problem.nu0,
-        problem.Psi0,
-        counts,
-        sums,
-        scatter,
+        Prior(problem.mu0, problem.kappa0, problem.nu0, problem.Psi0),
+        TopicSums(counts, sums, scatter),
         rng,
         np.zeros((D, D)),
         np.zeros((D, D)),

@@ -46,13 +46,20 @@ from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern
 from bayeswe.kernels.glda import blocks as block_kern
 from bayeswe.kernels.glda.structs import (
+    AliasOptions,
+    AliasTables,
     Corpus,
+    Densities,
     DensityCache,
     PrecisionCache,
+    Prior,
+    TopicLists,
     TopicMinor,
     Topics,
+    TopicSums,
     WordGroups,
 )
+from bayeswe.kernels.topic_lists import fill_topic_lists
 from bayeswe.options import build_options, check_bool, check_choice, check_int
 from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.driver import CHECKPOINT_VERSION
@@ -311,20 +318,12 @@ def init_state(
             raise ValueError(f"initial z must have shape ({problem.n_tokens},) in [0, {K})")
     n_dk = np.zeros((problem.n_docs, K), dtype=np.int32)
     np.add.at(n_dk, (problem.tok_doc, z), 1)
-    mu = np.zeros((K, D))
-    R = np.zeros((K, D, D))
-    invd = np.zeros((K, D))
-    logdet = np.zeros(K)
-    kappa_k, nu_k = np.zeros(K), np.zeros(K)
-    tconst, tscale, texp = np.zeros(K), np.zeros(K), np.zeros(K)
-    ok = kern.init_topics(
-        problem.tok_word, z, problem.emb, K, problem.mu0, problem.kappa0, problem.nu0,
-        problem.Psi0, np.zeros(K, np.int64), np.zeros((K, D)), mu, R, invd, logdet, kappa_k, nu_k,
-        tconst, tscale, texp, np.zeros((K, D, D)),
-    )  # fmt: skip
-    if not ok:
+    topics = Topics(np.zeros((K, D)), np.zeros((K, D, D)), np.zeros((K, D)),
+                    *(np.zeros(K) for _ in range(6)))  # fmt: skip
+    sums = TopicSums(np.zeros(K, np.int64), np.zeros((K, D)), np.zeros((K, D, D)))
+    if not kern.init_topics(_corpus(problem), z, _prior(problem), topics, sums):
         raise GaussianLDADataError("a topic's scatter matrix Psi_k is not positive definite")
-    state = GLDAState(z, n_dk, mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp, rng)
+    state = GLDAState(z, n_dk, *topics, rng)
     if method == "alias-mh":
         state.stale_logw = np.zeros((V, K))
         state.stale_logq = np.zeros(V)
@@ -347,8 +346,6 @@ def step(
     density: str = "precision",
     scan: str = "word",
     type_moves: int = 0,
-    _broken: int = 0,
-    _broken_blocks: int = 0,
 ) -> tuple[GLDAState, StepInfo]:
     """One sweep over all tokens: ``state`` (updated in place, owned by the chain) and
     the sweep's :class:`StepInfo`.
@@ -364,13 +361,7 @@ def step(
     the ``alias-mh`` options of :class:`GLDAGibbsArgs`. ``type_moves`` (both methods):
     this many passes of word-type block moves per sweep, after it
     (:func:`bayeswe.kernels.glda.blocks.sweep_type_blocks`), except that alias-MH's scan
-    by word makes the first pass inside the sweep; ``_broken_blocks`` (tests only)
-    selects a wrong block move (see that function's ``broken``).
-
-    ``_broken`` (tests only) selects a deliberately wrong MH acceptance in
-    ``alias-mh``: 1 = always accept, 2 = log-densities in place of densities; -1 is
-    correct but takes the general code path instead of the fast one of
-    ``fresh_doc=False``, so that tests can compare the two.
+    by word makes the first pass inside the sweep.
 
     Raises
     ------
@@ -380,143 +371,218 @@ def step(
     ValueError
         An unknown method, density or scan, or alias-MH options that do not fit.
     """
-    K, D = problem.K, problem.D
     if method == "alias-mh":
         _check_alias_tables(problem, state)
+    elif method != "cgs":
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     block_stats = np.zeros(3, dtype=np.int64)
-    fused_blocks = False
-    args = (
-        problem.tok_doc, problem.tok_word, state.z, problem.emb, problem.alpha, state.n_dk,
-        state.mu, state.R, state.invd, state.logdet, state.kappa_k, state.nu_k, state.tconst,
-        state.tscale, state.texp,
-    )  # fmt: skip
-    N = problem.n_tokens
     kern.resync_topics(state.kappa_k, state.nu_k, state.R, state.logdet, state.tconst,
                        state.tscale, state.texp)  # fmt: skip
+    if method == "cgs":
+        changed = _cgs_sweep(problem, state, density)
+        acc, rebuilds, fused_blocks = 1.0, 0, False
+    else:
+        # the scan by word makes its first block pass itself, each word's move just
+        # before its table is built from the same distances (O(K) a move, not O(K D^2))
+        fused_blocks = bool(type_moves) and scan == "word"
+        sweep = prepare_alias_sweep(
+            problem, state, mh_steps=mh_steps, rebuild_every=rebuild_every,
+            max_table_age=max_table_age, fresh_doc=fresh_doc, density=density, scan=scan,
+            blocks=fused_blocks, block_stats=block_stats,
+        )  # fmt: skip
+        z_before = state.z.copy()
+        if scan == "word":
+            kern.sweep_alias_word(sweep.corpus, state.z, state.n_dk, state.word_topic, sweep.dens,
+                                  sweep.tables, sweep.tcache, sweep.doc_lists, sweep.words,
+                                  sweep.options, sweep.blocks, state.rng, sweep.work,
+                                  sweep.iwork, sweep.stats, sweep.block_stats)  # fmt: skip
+        else:
+            kern.sweep_alias_document(sweep.corpus, state.z, state.n_dk, state.word_topic,
+                                      sweep.dens, sweep.tables, sweep.tcache, sweep.doc_lists,
+                                      sweep.word_lists, problem.corpus_order, sweep.options,
+                                      state.rng, sweep.work, sweep.iwork, sweep.stats)  # fmt: skip
+        acc, changed, rebuilds = finish_alias_sweep(state, sweep, z_before)
+    passes = int(type_moves) - int(fused_blocks)
+    if passes > 0:
+        changed += _block_passes(problem, state, method, passes, block_stats)
+    tried, accepted = int(block_stats[0]), int(block_stats[1])
+    state.sweep += 1
+    return state, StepInfo(lp(problem, state), acc, int(changed), rebuilds, tried, accepted)
+
+
+def _cgs_sweep(problem: GLDAProblem, state: GLDAState, density: str) -> int:
+    """One exact collapsed Gibbs sweep (``method="cgs"``); returns the tokens moved."""
+    K, D, N = problem.K, problem.D, problem.n_tokens
     corpus, topics = _corpus(problem), _topics(state)
-    if method == "cgs" and density == "precision":
-        work = np.empty(3 * D + 2 * K)
+    work = np.empty(3 * D + 2 * K)
+    if density == "precision":
         cache = _precision_cache(state)
-        changed = kern.sweep_cgs_precision(corpus, state.z, state.n_dk, topics, cache, state.rng,
-                                           work, 0, N)  # fmt: skip
-        acc, rebuilds = 1.0, 0
-    elif method == "cgs" and density == "solve":
-        work = np.empty(3 * D + 2 * K)
+        return int(kern.sweep_cgs_precision(corpus, state.z, state.n_dk, topics, cache,
+                                            state.rng, work, 0, N))  # fmt: skip
+    if density == "solve":
         minor = TopicMinor(
             np.empty((D, K)), np.zeros((D, D, K)), np.empty((D, K)), np.empty((D, K))
         )
         kern.topic_minor(topics, minor)
-        changed = kern.sweep_cgs(corpus, state.z, state.n_dk, topics, minor, state.rng, work, 0, N)
-        acc, rebuilds = 1.0, 0
-    elif method == "cgs":
-        raise ValueError(f"density must be one of {DENSITIES}, got {density!r}")
-    elif method == "alias-mh":
-        if density not in DENSITIES:
-            raise ValueError(f"density must be one of {DENSITIES}, got {density!r}")
-        if scan not in SCANS:
-            raise ValueError(f"scan must be one of {SCANS}, got {scan!r}")
-        if scan == "word" and (rebuild_every is not None or max_table_age is not None):
-            raise ValueError(
-                "scan='word' (the default) rebuilds every table once per sweep, just before "
-                "its word's tokens: rebuild_every and max_table_age apply to "
-                "scan='document' only"
-            )
-        work = np.empty(3 * D + 7 * K)
-        iwork = np.empty(7 * K, dtype=np.int64)
-        if state.doc_lists is None or state.doc_lists[0].shape != state.n_dk.shape:
-            n_docs = state.n_dk.shape[0]
-            state.doc_lists = (
-                np.empty((n_docs, K), dtype=np.int32),
-                np.empty((n_docs, K), dtype=np.int32),
-                np.empty(n_docs, dtype=np.int32),
-            )
-        stats = np.zeros(3, dtype=np.int64)
-        z_before = state.z.copy()
-        _check_rebuild_every(rebuild_every, max_table_age)
-        every = _rebuild_uses(rebuild_every, K)
-        if scan == "word":
-            # each table is built at its word's first token of the sweep and serves the
-            # word's tokens in a row, never a later sweep (sweep_alias: exact)
-            order = problem.word_order
-            state.uses[:] = -1
-            every = np.iinfo(np.int64).max
-        else:
-            order = problem.corpus_order
-            if state.tables_cumulative:
-                # the tables hold the scan by word's cumulative sums, which the paper's
-                # scan would read as Vose tables (and draw from the wrong proposal):
-                # build every table afresh at its word's next use
-                state.uses[:] = -1
-        if max_table_age is not None:
-            # a sweep counts as ceil(every / age) uses of every built table, so a table
-            # is rebuilt at its first use once it is max_table_age sweeps old, however
-            # rarely its word occurs
-            built = state.uses >= 0
-            state.uses[built] += -(-every // int(max_table_age))
-        precision = density == "precision"
-        cache = _precision_cache(state) if precision else _no_precision_cache()
-        if state.word_topic is None or state.word_topic_sweep != state.sweep:
-            state.word_topic = _word_topic_counts(problem, state)
-        # the scan by word makes its first block pass itself, each word's move just
-        # before its table is built from the same distances (O(K) a move, not O(K D^2))
-        fused_blocks = bool(type_moves) and scan == "word"
-        word_lists = scan == "document"
-        if word_lists and (
-            state.word_lists is None or state.word_lists[0].shape != state.word_topic.shape
-        ):
-            V = state.word_topic.shape[0]
-            state.word_lists = (
-                np.empty((V, K), dtype=np.int32),
-                np.empty((V, K), dtype=np.int32),
-                np.empty(V, dtype=np.int32),
-            )
-            state.word_lists_sweep = -1
-        fill_word_lists = state.word_lists_sweep != state.sweep
-        lists = state.word_lists if word_lists else _NO_WORD_LISTS
-        kern.sweep_alias(
-            *args, state.stale_logw, state.stale_logq, state.stale_t, state.alias_prob,
-            state.alias_idx,
-            state.uses, every, int(mh_steps),
-            bool(fresh_doc), int(_broken), state.rng, work, iwork, 0, N, stats, precision,
-            *cache, state.word_topic, _density_cache(K), order, scan == "word", *state.doc_lists,
-            fused_blocks, problem.word_start, problem.kappa0,
-            problem.nu_lgamma if fused_blocks else np.zeros(0), block_stats,
-            int(_broken_blocks), word_lists, fill_word_lists, *lists,
-        )  # fmt: skip
-        state.word_topic_sweep = state.sweep + 1
-        state.word_lists_sweep = state.sweep + 1 if word_lists else -1
-        state.tables_cumulative = scan == "word"
-        acc = float(stats[1]) / max(int(stats[0]), 1)
-        changed = int((z_before != state.z).sum())
-        rebuilds = int(stats[2])
-    else:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    passes = int(type_moves) - int(fused_blocks)
-    if passes > 0:
-        state.word_lists_sweep = -1  # the block pass moves tokens, not the word lists
-        word_topic = (
-            state.word_topic
-            if method == "alias-mh" and state.word_topic is not None
-            else np.zeros((0, 0), dtype=np.int64)
+        return int(
+            kern.sweep_cgs(corpus, state.z, state.n_dk, topics, minor, state.rng, work, 0, N)
         )
-        doc_count = np.zeros(problem.n_docs, dtype=np.int64)
-        words = _word_groups(problem, problem.nu_lgamma)
-        for _ in range(passes):
-            changed += block_kern.sweep_type_blocks(
-                corpus,
-                state.z,
-                state.n_dk,
-                topics,
-                words,
-                word_topic,
-                state.rng,
-                doc_count,
-                block_stats,
-                int(_broken_blocks),
-            )
-    tried, accepted = int(block_stats[0]), int(block_stats[1])
-    state.sweep += 1
-    return state, StepInfo(lp(problem, state), acc, int(changed), rebuilds, tried, accepted)
+    raise ValueError(f"density must be one of {DENSITIES}, got {density!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class AliasSweep:
+    """The arguments of one alias-MH sweep's kernel besides the chain's own arrays
+    (``z``, ``n_dk``, ``word_topic``, ``rng``): :func:`prepare_alias_sweep` builds them
+    over the state's tables and lists, :func:`finish_alias_sweep` reads the outcome."""
+
+    corpus: Corpus
+    dens: Densities
+    tables: AliasTables
+    tcache: DensityCache
+    doc_lists: TopicLists
+    word_lists: TopicLists  #: scan="document" (empty arrays for the scan by word)
+    words: WordGroups  #: scan="word"
+    options: AliasOptions
+    blocks: bool  #: the scan by word makes the first block pass
+    work: np.ndarray
+    iwork: np.ndarray
+    stats: np.ndarray  #: int64 (3,): proposals, accepted, table rebuilds
+    block_stats: np.ndarray
+    scan: str
+
+
+def prepare_alias_sweep(
+    problem: GLDAProblem,
+    state: GLDAState,
+    *,
+    mh_steps: int,
+    rebuild_every: int | Literal["never"] | None,
+    max_table_age: int | None,
+    fresh_doc: bool,
+    density: str,
+    scan: str,
+    blocks: bool,
+    block_stats: np.ndarray,
+) -> AliasSweep:
+    """Check the alias-MH options of :func:`step` (``ValueError``) and ready ``state``
+    for one sweep: table ages (``uses``), the word-topic counts and topic lists the
+    kernel keeps in step, the precision cache; returns the kernel's other arguments.
+    ``state`` must hold alias tables (:func:`_check_alias_tables`)."""
+    K, D = problem.K, problem.D
+    if density not in DENSITIES:
+        raise ValueError(f"density must be one of {DENSITIES}, got {density!r}")
+    if scan not in SCANS:
+        raise ValueError(f"scan must be one of {SCANS}, got {scan!r}")
+    if scan == "word" and (rebuild_every is not None or max_table_age is not None):
+        raise ValueError(
+            "scan='word' (the default) rebuilds every table once per sweep, just before "
+            "its word's tokens: rebuild_every and max_table_age apply to "
+            "scan='document' only"
+        )
+    if state.doc_lists is None or state.doc_lists[0].shape != state.n_dk.shape:
+        n_docs = state.n_dk.shape[0]
+        state.doc_lists = (
+            np.empty((n_docs, K), dtype=np.int32),
+            np.empty((n_docs, K), dtype=np.int32),
+            np.empty(n_docs, dtype=np.int32),
+        )
+    _check_rebuild_every(rebuild_every, max_table_age)
+    every = _rebuild_uses(rebuild_every, K)
+    if scan == "word":
+        # each table is built at its word's first token of the sweep and serves the
+        # word's tokens in a row, never a later sweep (sweep_alias_word: exact)
+        state.uses[:] = -1
+        every = np.iinfo(np.int64).max
+    elif state.tables_cumulative:
+        # the tables hold the scan by word's cumulative sums, which the paper's
+        # scan would read as Vose tables (and draw from the wrong proposal): build
+        # every table afresh at its word's next use
+        state.uses[:] = -1
+    if max_table_age is not None:
+        # a sweep counts as ceil(every / age) uses of every built table, so a table
+        # is rebuilt at its first use once it is max_table_age sweeps old, however
+        # rarely its word occurs
+        built = state.uses >= 0
+        state.uses[built] += -(-every // int(max_table_age))
+    precision = density == "precision"
+    cache = _precision_cache(state) if precision else _no_precision_cache()
+    if state.word_topic is None or state.word_topic_sweep != state.sweep:
+        state.word_topic = _word_topic_counts(problem, state)
+    word_lists = scan == "document"
+    if word_lists and (
+        state.word_lists is None or state.word_lists[0].shape != state.word_topic.shape
+    ):
+        V = state.word_topic.shape[0]
+        state.word_lists = (
+            np.empty((V, K), dtype=np.int32),
+            np.empty((V, K), dtype=np.int32),
+            np.empty(V, dtype=np.int32),
+        )
+        state.word_lists_sweep = -1
+    if word_lists and state.word_lists_sweep != state.sweep:
+        fill_topic_lists(state.word_topic, *state.word_lists)
+    no_lists = (np.empty((0, 0), dtype=np.int32),) * 2 + (np.empty(0, dtype=np.int32),)
+    return AliasSweep(
+        corpus=_corpus(problem),
+        dens=Densities(_topics(state), cache, precision),
+        tables=AliasTables(
+            state.stale_logw,
+            state.stale_logq,
+            state.stale_t,
+            state.alias_prob,
+            state.alias_idx,
+            state.uses,
+        ),
+        tcache=_density_cache(K),
+        doc_lists=TopicLists(*state.doc_lists),
+        word_lists=TopicLists(*(state.word_lists if word_lists else no_lists)),
+        words=_word_groups(problem, problem.nu_lgamma if blocks else np.zeros(0)),
+        options=AliasOptions(int(mh_steps), bool(fresh_doc), int(every)),
+        blocks=bool(blocks),
+        work=np.empty(3 * D + 7 * K),
+        iwork=np.empty(7 * K, dtype=np.int64),
+        stats=np.zeros(3, dtype=np.int64),
+        block_stats=block_stats,
+        scan=scan,
+    )
+
+
+def finish_alias_sweep(
+    state: GLDAState, sweep: AliasSweep, z_before: np.ndarray
+) -> tuple[float, int, int]:
+    """Record that the kernel kept ``state``'s word-topic counts (and, in corpus order,
+    word lists) in step and how it stored the tables; returns the sweep's acceptance
+    rate, tokens moved (against ``z_before``) and table rebuilds."""
+    state.word_topic_sweep = state.sweep + 1
+    state.word_lists_sweep = state.sweep + 1 if sweep.scan == "document" else -1
+    state.tables_cumulative = sweep.scan == "word"
+    stats = sweep.stats
+    acc = float(stats[1]) / max(int(stats[0]), 1)
+    return acc, int((z_before != state.z).sum()), int(stats[2])
+
+
+def _block_passes(
+    problem: GLDAProblem, state: GLDAState, method: str, passes: int, block_stats: np.ndarray
+) -> int:
+    """``passes`` passes of word-type block moves (alias-MH's word-topic counts kept in
+    step); returns the tokens moved."""
+    state.word_lists_sweep = -1  # the block pass moves tokens, not the word lists
+    word_topic = (
+        state.word_topic
+        if method == "alias-mh" and state.word_topic is not None
+        else np.zeros((0, 0), dtype=np.int64)
+    )
+    doc_count = np.zeros(problem.n_docs, dtype=np.int64)
+    words = _word_groups(problem, problem.nu_lgamma)
+    corpus, topics = _corpus(problem), _topics(state)
+    moved = 0
+    for _ in range(passes):
+        moved += block_kern.sweep_type_blocks(
+            corpus, state.z, state.n_dk, topics, words, word_topic, state.rng, doc_count,
+            block_stats,
+        )  # fmt: skip
+    return moved
 
 
 def _check_alias_tables(problem: GLDAProblem, state: GLDAState) -> None:
@@ -538,14 +604,6 @@ def _check_alias_tables(problem: GLDAProblem, state: GLDAState) -> None:
         )
 
 
-#: Empty per-word topic lists for the scan by word, which does not use them.
-_NO_WORD_LISTS = (
-    np.zeros((0, 0), dtype=np.int32),
-    np.zeros((0, 0), dtype=np.int32),
-    np.zeros(0, dtype=np.int32),
-)
-
-
 def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:
     """``n_wk[w, k]``: tokens of word type ``w`` in topic ``k`` (alias-MH's set C)."""
     V, K = problem.emb.shape[0], problem.K
@@ -554,7 +612,7 @@ def _word_topic_counts(problem: GLDAProblem, state: GLDAState) -> np.ndarray:
 
 
 def _density_cache(K: int) -> DensityCache:
-    """Empty ``tcache`` of :func:`kern.sweep_alias` (no word, topic versions zero)."""
+    """Empty ``tcache`` of the alias sweeps (no word, topic versions zero)."""
     keys = np.zeros((5, K), dtype=np.int64)
     keys[0] = keys[2] = -1
     return DensityCache(np.zeros((2, K)), keys)
@@ -610,6 +668,11 @@ def _no_precision_cache() -> PrecisionCache:
 def _corpus(problem: GLDAProblem) -> Corpus:
     """The kernels' view of the problem's tokens, embeddings and alpha."""
     return Corpus(problem.tok_doc, problem.tok_word, problem.emb, problem.alpha)
+
+
+def _prior(problem: GLDAProblem) -> Prior:
+    """The kernels' view of the problem's NIW prior."""
+    return Prior(problem.mu0, problem.kappa0, problem.nu0, problem.Psi0)
 
 
 def _topics(state: GLDAState) -> Topics:
@@ -690,7 +753,7 @@ class GLDAGibbsArgs:
         this many uses (default K,
         Li et al. 2014: amortised cost O(D^2) per token, one MH step's worth). Tables
         built from past states make the chain slightly adaptive (see
-        :func:`bayeswe.kernels.glda.sweep_alias`). ``"never"`` freezes each table after
+        :mod:`bayeswe.kernels.glda.alias`). ``"never"`` freezes each table after
         its first build (at the word's first use in the run): every later MH step then
         has a fixed proposal and the chain is exactly invariant, but acceptance falls as
         the topics move away from those of the start (its mixing per CPU-second against
@@ -724,7 +787,7 @@ class GLDAGibbsArgs:
         ``rebuild_every`` uses, so a table serves tokens long after it was built; the
         chain is then slightly adaptive and its stationary distribution is off by a
         fraction of a posterior sd in the log joint with many topics (see
-        :func:`bayeswe.kernels.glda.sweep_alias` and the Gaussian LDA docs page). It
+        :mod:`bayeswe.kernels.glda.alias` and the Gaussian LDA docs page). It
         is faster per sweep when word types have few tokens each.
         ``rebuild_every`` and ``max_table_age`` apply to ``"document"`` only.
     density

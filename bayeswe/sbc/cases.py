@@ -356,13 +356,21 @@ def _glda_statistics(vectors: NDArray, doc: NDArray, z: NDArray) -> NDArray:
 
 
 def _glda(
-    method: str, broken: int = 0, psi_factor: float = 1.0, **step_options: Any
+    method: str, mh: str | None = None, psi_factor: float = 1.0, **step_options: Any
 ) -> Callable[[np.random.Generator, int], NDArray]:
-    """Power checks only: ``broken``, alias-MH with a wrong acceptance (see ``step``);
-    ``psi_factor != 1``, the sampler's prior scale ``Psi`` multiplied by it."""
+    """Power checks only: ``mh``, alias-MH with a wrong MH step
+    (:func:`bayeswe.sbc.faulty_glda.step`); ``psi_factor != 1``, the sampler's prior
+    scale ``Psi`` multiplied by it."""
 
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         from bayeswe.samplers import gaussian_lda as glda
+        from bayeswe.sbc import faulty_glda
+
+        def sweep(problem: Any, state: Any) -> None:
+            if mh is None:
+                glda.step(problem, state, method=method, **step_options)
+            else:
+                faulty_glda.step(problem, state, mh=mh, **step_options)
 
         data, z_true = _glda_draw(rng)
         problem = glda.GLDAProblem.from_data(data)
@@ -376,10 +384,10 @@ def _glda(
         truth = _glda_statistics(vectors, doc, z_true)
         draws = np.empty((N_DRAWS, len(GLDA_STATS)))
         for _ in range(TOPIC_WARMUP):
-            glda.step(problem, state, method=method, _broken=broken, **step_options)
+            sweep(problem, state)
         for i in range(N_DRAWS):
             for _ in range(TOPIC_THIN):
-                glda.step(problem, state, method=method, _broken=broken, **step_options)
+                sweep(problem, state)
             draws[i] = _glda_statistics(vectors, doc, state.z)
         return rank_of(truth, draws, rng)
 
@@ -527,7 +535,7 @@ BROKEN: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np
             _GLDA_DESIGN + "; tables frozen, MH ratio of log-densities in place of densities",
             GLDA_STATS,
         ),  # fmt: skip
-        _glda("alias-mh", broken=2, **_FROZEN),
+        _glda("alias-mh", mh="log-densities", **_FROZEN),
     ),
     "glda-alias-mh-always-accept": (
         SBCCase(
@@ -536,7 +544,7 @@ BROKEN: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np
             "accepts (the reference implementation's bug)",
             GLDA_STATS,
         ),  # fmt: skip
-        _glda("alias-mh", broken=1, **_FROZEN),
+        _glda("alias-mh", mh="always-accept", **_FROZEN),
     ),
 }
 

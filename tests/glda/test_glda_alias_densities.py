@@ -1,8 +1,9 @@
 """Every density an alias-MH token uses is eq. (1), computed from scratch.
 
-``sweep_alias`` computes the densities of the set C (the topics holding a word's other
-tokens) in its token loop, a copy of ``_token_log_t``'s body, and the document term
-through ``_doc_log_weights``. Both read and fill the per-topic cache ``tcache``: a
+The alias sweeps compute the densities of the set C (the topics holding a word's other
+tokens) in ``_set_c``, a copy of ``_token_log_t``'s body, and the document term through
+``_doc_log_weights``; both scans share these helpers, so the corpus-order kernel visiting
+one token at a time tests them. Both read and fill the per-topic cache ``tcache``: a
 topic's density at the word's vector (row 0) and without one of the word's tokens
 (row 3). A slip in any of them (the wrong row, the density with the token where it
 should be without, a stale cache entry) changes the target, which the stationarity
@@ -23,12 +24,20 @@ from scipy import stats
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import glda as kern
+from bayeswe.kernels.glda.structs import (
+    AliasOptions,
+    AliasTables,
+    Corpus,
+    Densities,
+    TopicLists,
+)
+from bayeswe.kernels.topic_lists import fill_topic_lists
 from bayeswe.samplers.gaussian_lda import (
-    _NO_WORD_LISTS,
     GLDAProblem,
     _density_cache,
     _no_precision_cache,
     _precision_cache,
+    _topics,
     _word_topic_counts,
     init_state,
     step,
@@ -76,12 +85,11 @@ def _exact_log_t(
     )
 
 
-@pytest.mark.parametrize("word_lists", [True, False])
 @pytest.mark.parametrize("tables", ["built", "first use"])
 @pytest.mark.parametrize("fresh_doc", [False, True])
 @pytest.mark.parametrize("density", ["precision", "solve"])
 def test_every_density_a_token_uses_is_eq_1(
-    problem: GLDAProblem, density: str, fresh_doc: bool, tables: str, word_lists: bool
+    problem: GLDAProblem, density: str, fresh_doc: bool, tables: str
 ) -> None:
     K, D, N = problem.K, problem.D, problem.n_tokens
     state = init_state(problem, seed=4, method="alias-mh")
@@ -100,12 +108,9 @@ def test_every_density_a_token_uses_is_eq_1(
     cache = _precision_cache(state) if precision else _no_precision_cache()
     word_topic = _word_topic_counts(problem, state)
     V = problem.emb.shape[0]
-    lists = (
-        (np.empty((V, K), np.int32), np.empty((V, K), np.int32), np.empty(V, np.int32))
-        if word_lists
-        else _NO_WORD_LISTS
-    )
-    doc_lists = (
+    word_lists = TopicLists(np.empty((V, K), np.int32), np.empty((V, K), np.int32),
+                            np.empty(V, np.int32))  # fmt: skip
+    doc_lists = TopicLists(
         np.empty((problem.n_docs, K), np.int32),
         np.empty((problem.n_docs, K), np.int32),
         np.empty(problem.n_docs, np.int32),
@@ -118,17 +123,18 @@ def test_every_density_a_token_uses_is_eq_1(
     order = problem.word_order  # a word's tokens in a row: its later tokens read tcache
     checked = {}  # (k is the token's topic, read from tcache) -> densities compared
     stale = 0  # densities whose cache entry was for word w but an older topic state
+    corpus = Corpus(problem.tok_doc, problem.tok_word, problem.emb, problem.alpha)
+    alias_tables = AliasTables(state.stale_logw, state.stale_logq, state.stale_t,
+                               state.alias_prob, state.alias_idx, state.uses)  # fmt: skip
 
     def visit(pos: int, mh_steps: int) -> None:
-        kern.sweep_alias(
-            problem.tok_doc, problem.tok_word, state.z, problem.emb, problem.alpha,
-            state.n_dk, state.mu, state.R, state.invd, state.logdet, state.kappa_k,
-            state.nu_k, state.tconst, state.tscale, state.texp, state.stale_logw,
-            state.stale_logq, state.stale_t, state.alias_prob, state.alias_idx, state.uses,
-            never, mh_steps, fresh_doc, 0, state.rng, work, iwork, pos, pos + 1,
-            np.zeros(3, np.int64), precision, *cache, word_topic, tcache, order, False,
-            *doc_lists, False, problem.word_start, problem.kappa0, np.zeros(0),
-            np.zeros(3, np.int64), 0, word_lists, True, *lists,
+        # the corpus-order kernel on the one token order[pos]
+        fill_topic_lists(word_topic, *word_lists)
+        kern.sweep_alias_document(
+            corpus, state.z, state.n_dk, word_topic,
+            Densities(_topics(state), cache, precision), alias_tables, tcache, doc_lists,
+            word_lists, order[pos : pos + 1], AliasOptions(mh_steps, fresh_doc, never),
+            state.rng, work, iwork, np.zeros(3, np.int64),
         )  # fmt: skip
 
     moves = 0

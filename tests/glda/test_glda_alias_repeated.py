@@ -42,6 +42,7 @@ import pytest
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda import GaussianLDAData
 from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state, step
+from bayeswe.sbc import faulty_glda
 
 pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
@@ -72,10 +73,17 @@ def _chains(problem: GLDAProblem, method: str, sweeps: int, **kw) -> np.ndarray:
     for c in range(CHAINS):
         state = init_state(problem, seed=100 + c, method=method)
         for t in range(sweeps):
-            lp = step(problem, state, method=method, **kw)[1].lp
+            lp = _step(problem, state, method, **kw)[1].lp
             counts = np.bincount(state.z, minlength=K)
             out[c, t] = lp, (counts * (counts - 1) // 2).sum()
     return out[:, sweeps // 10 :]
+
+
+def _step(problem: GLDAProblem, state, method: str, mh: str | None = None, **kw):
+    # mh: a deliberately wrong MH step of bayeswe.sbc.faulty_glda (alias-mh only)
+    if mh is None:
+        return step(problem, state, method=method, **kw)
+    return faulty_glda.step(problem, state, mh=mh, **kw)
 
 
 def _mean_and_mcse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -157,9 +165,9 @@ def test_alias_mh_matches_exact_cgs(problem, reference, default_draws, options) 
 @pytest.mark.parametrize(
     "options",
     [
-        {"_broken": 1, "scan": "document", "rebuild_every": 10**9},
-        {"_broken": 2, "scan": "document"},
-        {"_broken": 2},
+        {"mh": "always-accept", "scan": "document", "rebuild_every": 10**9},
+        {"mh": "log-densities", "scan": "document"},
+        {"mh": "log-densities"},
     ],
     ids=["always-accept-frozen-tables", "log-densities-document-scan", "log-densities-word-scan"],
 )

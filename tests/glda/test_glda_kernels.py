@@ -12,15 +12,18 @@ from scipy import stats
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import glda as kern
+from bayeswe.kernels.glda.structs import Topics, TopicSums
 from bayeswe.samplers.gaussian_lda import (
     GLDAProblem,
     _corpus,
     _precision_cache,
+    _prior,
     _topics,
     init_state,
     lp,
     step,
 )
+from bayeswe.sbc import faulty_glda
 
 
 def _fresh_psi(problem: GLDAProblem, z: np.ndarray) -> np.ndarray:
@@ -140,19 +143,18 @@ def test_naive_sweep_has_the_same_conditional_as_cgs(tiny) -> None:
     counts = np.zeros(K, np.int64)
     sums = np.zeros((K, D))
     scatter = np.zeros((K, D, D))
-    kern.init_topics(problem.tok_word, z_naive, problem.emb, K, problem.mu0, problem.kappa0,
-                     problem.nu0, problem.Psi0, counts, sums, np.zeros((K, D)),
-                     np.zeros((K, D, D)), np.zeros((K, D)), np.zeros(K), np.zeros(K),
-                     np.zeros(K), np.zeros(K), np.zeros(K), np.zeros(K), scatter)  # fmt: skip
+    topics = Topics(np.zeros((K, D)), np.zeros((K, D, D)), np.zeros((K, D)),
+                    *(np.zeros(K) for _ in range(6)))  # fmt: skip
+    kern.init_topics(_corpus(problem), z_naive, _prior(problem), topics,
+                     TopicSums(counts, sums, scatter))  # fmt: skip
     # init_topics leaves Psi_k in scatter; rebuild the raw sums of x x' for the naive kernel
     scatter[:] = 0.0
     for i in range(problem.n_tokens):
         x = problem.emb[problem.tok_word[i]]
         scatter[z_naive[i]] += np.tril(np.outer(x, x))
-    kern.sweep_naive(problem.tok_doc, problem.tok_word, z_naive, problem.emb, problem.alpha,
-                     n_dk, problem.mu0, problem.kappa0, problem.nu0, problem.Psi0, counts, sums,
-                     scatter, rng, np.zeros((D, D)), np.zeros((D, D)), np.empty(2 * D + K), 0,
-                     problem.n_tokens)  # fmt: skip
+    kern.sweep_naive(_corpus(problem), z_naive, n_dk, _prior(problem),
+                     TopicSums(counts, sums, scatter), rng, np.zeros((D, D)), np.zeros((D, D)),
+                     np.empty(2 * D + K), 0, problem.n_tokens)  # fmt: skip
     np.testing.assert_array_equal(z_naive, a.z)
 
 
@@ -281,10 +283,11 @@ def test_precision_and_solve_draw_alike(method: str) -> None:
 @pytest.mark.parametrize("density", ["precision", "solve"])
 def test_alias_fast_path_equals_the_general_code(density: str, scan: str) -> None:
     """fresh_doc=False's fast MH step (count factors cancelled, linear weights, lazy
-    densities) makes the same moves as the general code with the full ratio.
+    densities) makes the same moves as the general code with the full ratio
+    (:func:`bayeswe.sbc.faulty_glda.step` with ``mh="full-ratio"``).
 
     Word types repeat (300 types, ~6.7 tokens each), so the topics holding a word's
-    other tokens (the set C of ``sweep_alias``) take fresh densities."""
+    other tokens (the set C of the alias sweeps) take fresh densities."""
     data, _ = simulate_gaussian_lda(n_docs=40, doc_length=50, n_topics=6, dim=20, seed=9)
     rng = np.random.default_rng(3)
     docs = [rng.integers(0, 300, size=50) for _ in range(40)]
@@ -300,7 +303,7 @@ def test_alias_fast_path_equals_the_general_code(density: str, scan: str) -> Non
     rejected = 0.0
     for _ in range(4):
         _, ia = step(problem, a, method="alias-mh", density=density, scan=scan)
-        _, ib = step(problem, b, method="alias-mh", density=density, scan=scan, _broken=-1)
+        _, ib = faulty_glda.step(problem, b, mh="full-ratio", density=density, scan=scan)
         np.testing.assert_array_equal(a.z, b.z)
         assert ia.acceptance_rate == ib.acceptance_rate and ia.rebuilds == ib.rebuilds
         rejected += 1.0 - ia.acceptance_rate

@@ -9,7 +9,8 @@ One module per sampler, on shared pieces:
 * :mod:`.precision`: the precision cache, densities as dot products (``density=
   "precision"``, the default, of ``cgs`` and ``alias-mh``);
 * :mod:`.cgs`: the exact collapsed Gibbs sweeps (``method="cgs"``);
-* :mod:`.alias`: the alias-table Metropolis-Hastings sweep (``method="alias-mh"``);
+* :mod:`.alias`: the alias-table Metropolis-Hastings sweeps (``method="alias-mh"``),
+  by word and in corpus order;
 * :mod:`.naive`: the O(D^3)-per-density baseline (benchmark and tests);
 * :mod:`.heldout`: Gibbs over held-out documents with the topics fixed, and the
   document-completion log density of held-out tokens under one state.
@@ -18,7 +19,7 @@ Callers use the package namespace (``from bayeswe.kernels import glda as kern``;
 ``kern.sweep_cgs(...)``), which re-exports the kernels below.
 
 No kernel allocates per token: work vectors are passed in (the ``cgs`` sweeps take
-``work`` of ``3 * D + 2 * K`` floats; :func:`.alias.sweep_alias` ``3 * D + 7 * K``
+``work`` of ``3 * D + 2 * K`` floats; :mod:`.alias`'s sweeps ``3 * D + 7 * K``
 floats and ``iwork`` of ``7 * K`` int64, as :func:`bayeswe.samplers.gaussian_lda.step`
 allocates them).
 
@@ -30,7 +31,7 @@ other modules that inline or call the edited function are not recompiled. Clear
 
 from __future__ import annotations
 
-from bayeswe.kernels.glda.alias import sweep_alias
+from bayeswe.kernels.glda.alias import sweep_alias_document, sweep_alias_word
 from bayeswe.kernels.glda.cgs import sweep_cgs, sweep_cgs_precision, topic_minor
 from bayeswe.kernels.glda.common import (
     _forward_sqnorm,  # noqa: F401 (private, for tests/glda/test_glda_kernels.py)
@@ -68,7 +69,8 @@ __all__ = [
     "precision_from_factor",
     "rand_uniform",
     "resync_topics",
-    "sweep_alias",
+    "sweep_alias_document",
+    "sweep_alias_word",
     "sweep_cgs",
     "sweep_cgs_precision",
     "sweep_fixed",

@@ -99,7 +99,6 @@ def block_candidates(
     lg_nu: np.ndarray,
     cand: np.ndarray,
     logq: np.ndarray,
-    broken: int,
 ) -> int:
     """The candidate topics of a group of ``m`` copies of ``v`` in topic ``k`` and the
     proposal's log weights ``g_j`` (module docstring); returns how many (``-1``: topic
@@ -123,7 +122,7 @@ def block_candidates(
             logdet_minus = logdet[k] + math.log(r)
             g = 0.5 * D * (math.log(kap - m) - math.log(kap)) + lg_nu[n] - lg_nu[n - m]
             g += 0.5 * (nu_k[k] - m) * logdet_minus - 0.5 * nu_k[k] * logdet[k]
-        elif in_topic[j] == 0 or broken == 2:
+        elif in_topic[j] == 0:
             logdet_plus = logdet[j] + math.log1p(kap * m / (kap + m) * Q[j])
             g = 0.5 * D * (math.log(kap) - math.log(kap + m)) + lg_nu[n + m] - lg_nu[n]
             g += 0.5 * nu_k[j] * logdet[j] - 0.5 * (nu_k[j] + m) * logdet_plus
@@ -214,7 +213,6 @@ def block_accepts(
     doc_count: np.ndarray,
     docs: np.ndarray,
     rng: np.ndarray,
-    broken: int,
 ) -> tuple[int, int]:
     """Draw the group's topic ``j`` from the candidates and run the MH test; returns
     ``(j, n_docs)`` with ``j = -1`` if the group stays. The group's documents are in
@@ -224,7 +222,7 @@ def block_accepts(
         return -1, 0
     n_docs = group_docs(k, lo, hi, word_order, z, tok_doc, doc_count, docs)
     log_ratio = doc_log_ratio(k, j, docs, n_docs, doc_count, n_dk, alpha)
-    if broken == 1 or log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio):
+    if log_ratio >= 0.0 or rand_uniform(rng) < math.exp(log_ratio):
         return j, n_docs
     return -1, n_docs
 
@@ -264,7 +262,6 @@ def sweep_type_blocks(
     rng: np.ndarray,
     doc_count: np.ndarray,
     stats: np.ndarray,
-    broken: int,
 ) -> int:
     """One block move per word type with at least two tokens (see the module docstring).
 
@@ -272,10 +269,6 @@ def sweep_type_blocks(
     place. ``doc_count`` (int64, ``n_docs``) must be zero and is left zero. ``stats``
     (int64, 3) accumulates moves tried, moves that changed the state, and tokens moved.
     Returns the number of tokens moved.
-
-    ``broken`` (tests only): 1 = accept every proposal (drops the document terms
-    ``h``), 2 = candidates include topics holding other tokens of ``w`` (a move that
-    merges two groups has no reverse move).
     """
     tok_doc, _, emb, alpha = corpus
     mu, R, invd, logdet, kappa_k, nu_k = topics[:6]
@@ -304,17 +297,17 @@ def sweep_type_blocks(
             in_topic[z[word_order[a]]] += 1
         m = in_topic[k]
         for j in range(K):
-            if j == k or in_topic[j] == 0 or broken == 2:
+            if j == k or in_topic[j] == 0:
                 Q[j] = _forward_sqnorm(R[j], invd[j], x, mu[j], y)
         n_cand = block_candidates(
-            k, m, Q, in_topic, kappa_k, nu_k, logdet, kappa0, D, lg_nu, cand, logq, broken
+            k, m, Q, in_topic, kappa_k, nu_k, logdet, kappa0, D, lg_nu, cand, logq
         )
         for a in range(lo, hi):
             in_topic[z[word_order[a]]] = 0
         if n_cand < 2:
             continue
         j, n_docs = block_accepts(k, lo, hi, word_order, z, tok_doc, n_dk, alpha, cand, logq,
-                                  n_cand, doc_count, docs, rng, broken)  # fmt: skip
+                                  n_cand, doc_count, docs, rng)  # fmt: skip
         if j >= 0:
             for b in range(n_docs):
                 d = docs[b]

@@ -50,6 +50,8 @@ import math
 import numpy as np
 from numba import njit
 
+from bayeswe.kernels.glda.structs import Corpus, Prior, Topics, TopicSums
+
 __all__ = [
     "chol_factor",
     "chol_rank1",
@@ -350,44 +352,30 @@ def _psi_from_sums(
 
 @njit(cache=True)
 def init_topics(
-    tok_word: np.ndarray,
-    z: np.ndarray,
-    emb: np.ndarray,
-    K: int,
-    mu0: np.ndarray,
-    kappa0: float,
-    nu0: float,
-    Psi0: np.ndarray,
-    counts_k: np.ndarray,
-    sums: np.ndarray,
-    mu: np.ndarray,
-    R: np.ndarray,
-    invd: np.ndarray,
-    logdet: np.ndarray,
-    kappa_k: np.ndarray,
-    nu_k: np.ndarray,
-    tconst: np.ndarray,
-    tscale: np.ndarray,
-    texp: np.ndarray,
-    scatter: np.ndarray,
+    corpus: Corpus, z: np.ndarray, prior: Prior, topics: Topics, sums: TopicSums
 ) -> bool:
-    """Topic parameters of eq. (2)/(3) from scratch (fresh Cholesky per topic).
+    """Topic parameters of eq. (2)/(3) from scratch (fresh Cholesky per topic) into
+    ``topics``.
 
     ``Psi_k = Psi + sum_{i in k} x_i x_i' + kappa mu0 mu0' - kappa_k mu_k mu_k'`` (eq. 3).
-    ``scatter`` is a ``(K, D, D)`` buffer that receives ``sum x x'`` per topic and
-    ``sums`` ``(K, D)`` the vector sums; ``counts_k`` (K,) the token counts.
-    Returns False if some ``Psi_k`` is not positive definite.
+    ``sums`` receives the token counts and vector sums of the topics; its ``scatter``
+    is a buffer that ends holding the lower triangle of each ``Psi_k``, not of
+    ``sum x x'``. Returns False if some ``Psi_k`` is not positive definite.
     """
-    D = emb.shape[1]
+    tok_word, emb = corpus.tok_word, corpus.emb
+    mu0, kappa0, nu0, Psi0 = prior
+    mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp = topics
+    counts_k, vsums, scatter = sums
+    K, D = mu.shape
     counts_k[:] = 0
-    sums[:] = 0.0
+    vsums[:] = 0.0
     scatter[:] = 0.0
     for i in range(z.shape[0]):
         k = z[i]
         x = emb[tok_word[i]]
         counts_k[k] += 1
         for a in range(D):
-            sums[k, a] += x[a]
+            vsums[k, a] += x[a]
             for b in range(a + 1):
                 scatter[k, a, b] += x[a] * x[b]
     ok = True
@@ -396,7 +384,7 @@ def init_topics(
         kappa_k[k] = kappa0 + counts_k[k]
         nu_k[k] = nu0 + counts_k[k]
         S = scatter[k]
-        _psi_from_sums(counts_k[k], sums[k], S, mu0, kappa0, Psi0, mu[k], S)
+        _psi_from_sums(counts_k[k], vsums[k], S, mu0, kappa0, Psi0, mu[k], S)
         if not chol_factor(S, low):
             ok = False
         logdet[k] = _logdet(low)

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from bayeswe.kernels.glda.common import _LOG_PI, _logdet, _sample_log, chol_factor, rand_uniform
+from bayeswe.kernels.glda.structs import Corpus, Prior, TopicSums
 
 __all__ = [
     "sweep_naive",
@@ -37,19 +38,11 @@ def _forward_sqnorm_lower(L: np.ndarray, x: np.ndarray, mu: np.ndarray, y: np.nd
 
 @njit(cache=True, nogil=True)
 def sweep_naive(
-    tok_doc: np.ndarray,
-    tok_word: np.ndarray,
+    corpus: Corpus,
     z: np.ndarray,
-    emb: np.ndarray,
-    alpha: np.ndarray,
     n_dk: np.ndarray,
-    mu0: np.ndarray,
-    kappa0: float,
-    nu0: float,
-    Psi0: np.ndarray,
-    counts_k: np.ndarray,
-    sums: np.ndarray,
-    scatter: np.ndarray,
+    prior: Prior,
+    sums: TopicSums,
     rng: np.ndarray,
     A: np.ndarray,
     Lk: np.ndarray,
@@ -57,14 +50,18 @@ def sweep_naive(
     start: int,
     stop: int,
 ) -> int:
-    """Exact collapsed Gibbs with a fresh O(D^3) Cholesky per (token, topic) evaluation.
+    """Exact collapsed Gibbs with a fresh O(D^3) Cholesky per (token, topic) evaluation,
+    over tokens ``start:stop``; returns how many changed topic.
 
     The baseline of section 4 ("direct naive computation ... O(M^3)"): topics keep
-    only sufficient statistics (``counts_k``, ``sums``, lower triangle of
-    ``scatter = sum x x'``); ``Psi_k`` is formed by eq. (3) and factorized for every
+    only sufficient statistics (``sums``: counts, vector sums and the lower triangle of
+    ``sum x x'``, kept in step); ``Psi_k`` is formed by eq. (3) and factorized for every
     evaluation. ``A``/``Lk`` are ``(D, D)`` scratch; ``work`` needs ``2 * D + K``.
     Same distribution as :func:`.cgs.sweep_cgs` (not the same draws: rounding differs).
     """
+    tok_doc, tok_word, emb, alpha = corpus
+    mu0, kappa0, nu0, Psi0 = prior
+    counts_k, vsums, scatter = sums
     K = alpha.shape[0]
     D = emb.shape[1]
     m = work[:D]
@@ -78,14 +75,14 @@ def sweep_naive(
         n_dk[d, old] -= 1
         counts_k[old] -= 1
         for a in range(D):
-            sums[old, a] -= x[a]
+            vsums[old, a] -= x[a]
             for b in range(a + 1):
                 scatter[old, a, b] -= x[a] * x[b]
         for k in range(K):
             kap = kappa0 + counts_k[k]
             nuk = nu0 + counts_k[k]
             for a in range(D):
-                m[a] = (kappa0 * mu0[a] + sums[k, a]) / kap
+                m[a] = (kappa0 * mu0[a] + vsums[k, a]) / kap
             for a in range(D):
                 for b in range(a + 1):
                     A[a, b] = (
@@ -106,7 +103,7 @@ def sweep_naive(
         new = _sample_log(logw, K, rand_uniform(rng))
         counts_k[new] += 1
         for a in range(D):
-            sums[new, a] += x[a]
+            vsums[new, a] += x[a]
             for b in range(a + 1):
                 scatter[new, a, b] += x[a] * x[b]
         n_dk[d, new] += 1

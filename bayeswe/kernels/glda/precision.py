@@ -1,7 +1,7 @@
 """The precision cache of the Gaussian LDA samplers: densities by dot products.
 
 Used by :func:`.cgs.sweep_cgs_precision` (``method="cgs"`` with the default
-``density="precision"``) and by :func:`.alias.sweep_alias` with ``precision=True``
+``density="precision"``) and by :mod:`.alias` with ``precision=True``
 (``method="alias-mh"``, default density); the driver fills the cache with
 :func:`precision_from_factor` at the start of every sweep.
 

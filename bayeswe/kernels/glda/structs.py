@@ -15,13 +15,16 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
+    "AliasOptions",
     "AliasTables",
     "Corpus",
+    "Densities",
     "DensityCache",
     "PrecisionCache",
     "Prior",
     "TopicLists",
     "TopicMinor",
+    "TopicSums",
     "Topics",
     "WordGroups",
 ]
@@ -58,6 +61,14 @@ class Topics(NamedTuple):
     tconst: np.ndarray  #: (K,) log t(x | k) = tconst[k] - texp[k] log1p(tscale[k] q)
     tscale: np.ndarray  #: (K,) (q the Mahalanobis distance of x under Psi_k)
     texp: np.ndarray  #: (K,)
+
+
+class TopicSums(NamedTuple):
+    """Each topic's sufficient statistics (the naive baseline's whole topic state)."""
+
+    counts: np.ndarray  #: int64 (K,) tokens per topic
+    sums: np.ndarray  #: (K, D) sum of the topic's vectors
+    scatter: np.ndarray  #: (K, D, D) sum of x x' over the topic's vectors (lower triangle)
 
 
 class PrecisionCache(NamedTuple):
@@ -124,3 +135,20 @@ class DensityCache(NamedTuple):
 
     dens: np.ndarray  #: float64 (2, K)
     keys: np.ndarray  #: int64 (5, K)
+
+
+class Densities(NamedTuple):
+    """How the kernels evaluate eq. (1): the topics, and their precision cache when
+    ``precision`` (else the cache's arrays are not touched and may be empty)."""
+
+    topics: Topics
+    cache: PrecisionCache
+    precision: bool
+
+
+class AliasOptions(NamedTuple):
+    """The alias-MH settings of a sweep (:class:`.gaussian_lda.GLDAGibbsArgs`)."""
+
+    mh_steps: int  #: MH steps per token
+    fresh_doc: bool  #: the document term with fresh densities (else the table's)
+    rebuild_every: int  #: corpus order: a table is rebuilt after this many uses
