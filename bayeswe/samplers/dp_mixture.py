@@ -46,7 +46,9 @@ from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
+    "DEFAULT_SCHEDULE",
     "INITS",
+    "SPLIT_MERGE",
     "DPMixtureArgs",
     "DPMixtureInfo",
     "DPMixtureProblem",
@@ -63,6 +65,9 @@ INITS: tuple[str, ...] = ("one", "singletons")
 #: Split-merge proposals per sweep (each costs O(n P^2) for the n points of the two
 #: clusters it touches, at most one Gibbs pass's worth).
 SPLIT_MERGE = 3
+
+#: Defaults of ``iter_warmup``, ``iter_sampling`` and ``thin``.
+DEFAULT_SCHEDULE: tuple[int, int, int] = (500, 1000, 1)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -356,7 +361,8 @@ class DPMixtureSampler:
         cl = kern.Clusters(**{k: got[k] for k in _CLUSTER_ARRAYS}, work=np.zeros((4, P)))
         occupied = np.sort(cl.active[: cl.counts[0]])
         if not np.array_equal(occupied, np.unique(got["z"])) or not np.array_equal(
-            np.bincount(got["z"], minlength=S), cl.n
+            np.bincount(got["z"], minlength=N),
+            cl.n[:N],  # the last 3: split-merge scratch
         ):
             raise ValueError("cluster sizes do not follow from the partition")
         alpha = float(record["alpha"])
@@ -458,10 +464,9 @@ def sample_dp_mixture(
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
     if isinstance(args.init, (list, tuple)) and len(args.init) != chains:
         raise ValueError(f"init lists {len(args.init)} starts for {chains} chains")
+    given = (args.iter_warmup, args.iter_sampling, args.thin)
     schedule = Schedule(
-        500 if args.iter_warmup is None else int(args.iter_warmup),
-        1000 if args.iter_sampling is None else int(args.iter_sampling),
-        1 if args.thin is None else int(args.thin),
+        *(d if g is None else int(g) for g, d in zip(given, DEFAULT_SCHEDULE, strict=True))
     )
     split_merge = SPLIT_MERGE if args.split_merge is None else int(args.split_merge)
     problem = DPMixtureProblem.from_data(data, args.heldout)
