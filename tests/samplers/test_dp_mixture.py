@@ -78,7 +78,7 @@ def test_chains_from_one_cluster_and_from_singletons_find_the_three_clusters(sim
 def test_given_starts_are_used(sim) -> None:
     labels = sim.labels
     idata = dpm.sample_dp_mixture(
-        sim.data, seed=1, chains=2, iter_warmup=1, iter_sampling=1, split_merge=0,
+        sim.data, seed=1, chains=2, iter_warmup=2, iter_sampling=3, split_merge=0,
         init=[{"z": labels, "alpha": 0.4}, {"z": np.zeros(90, dtype=int)}],
     )  # fmt: skip
     # one sweep from the true labels keeps three clusters; from one cluster Gibbs alone
@@ -86,7 +86,7 @@ def test_given_starts_are_used(sim) -> None:
     problem = dpm.DPMixtureProblem.from_data(sim.data)
     state = dpm.init_state(problem, 1, 0, {"z": labels, "alpha": 0.4})
     assert state.alpha == 0.4 and int(state.clusters.counts[0]) == 3
-    assert idata.warmup_sample_stats["lp"].shape == (2, 1)
+    assert idata.warmup_sample_stats["lp"].shape == (2, 2)
 
 
 @pytest.mark.parametrize(
