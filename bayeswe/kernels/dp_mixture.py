@@ -10,12 +10,15 @@ kappa0)``, integrated out. Three moves, each leaving ``p(z, alpha | y)`` invaria
   integrated out): point ``i`` joins occupied cluster ``k`` with probability
   proportional to ``n_k^{-i} t_k(y_i)`` and a new cluster with ``alpha t_0(y_i)``, where
   ``t_k`` is the cluster's posterior predictive, a multivariate Student t
-  (Murphy 2007, "Conjugate Bayesian analysis of the Gaussian distribution", eq. 258):
+  (Murphy 2007, "Conjugate Bayesian analysis of the Gaussian distribution", the NIW
+  posterior predictive):
   ``t_{nu_n - P + 1}(mu_n, Psi_n (kappa_n + 1) / (kappa_n (nu_n - P + 1)))``.
 * :func:`split_merge`: Dahl's sequentially-allocated split-merge (SAMS; Dahl 2003,
   "An improved merge-split sampler for conjugate Dirichlet process mixture models",
-  Tech. Rep. 1086, U. Wisconsin, section 3), a Metropolis-Hastings move in the form of
-  Jain & Neal (2004), eq. (3.4)-(3.6): pick two points ``i != j`` at random; if they
+  Tech. Rep. 1086, U. Wisconsin), a Metropolis-Hastings move with Jain & Neal's (2004)
+  acceptance ratio for a split (prior ratio x likelihood ratio / proposal
+  probability; the equation numbers of both papers are not quoted here because they
+  could not be checked against the papers): pick two points ``i != j`` at random; if they
   share a cluster, propose a split allocating the cluster's other points one by one,
   in a random order, to ``i``'s or ``j``'s side with probability proportional to
   ``|side| t_side(y)`` (given the points placed before); else propose the merge. The
@@ -27,7 +30,7 @@ kappa0)``, integrated out. Three moves, each leaving ``p(z, alpha | y)`` invaria
       / q(split)                                         (merge proposal is certain)
 
   with ``m`` the NIW marginal likelihood (Murphy 2007, eq. 266).
-* :func:`sample_alpha`: Escobar & West (1995), section 6, eqs. (13)-(14): with ``K``
+* :func:`sample_alpha`: Escobar & West (1995), the auxiliary-variable update: with ``K``
   clusters, ``eta | alpha ~ Beta(alpha + 1, N)``, then ``alpha | eta, K`` is the
   mixture ``pi Gamma(a + K, b - log eta) + (1 - pi) Gamma(a + K - 1, b - log eta)``
   with ``pi / (1 - pi) = (a + K - 1) / (N (b - log eta))``.
@@ -164,7 +167,7 @@ def gamma_draw(shape: float, rng: np.ndarray) -> float:
 
 @njit(cache=True)
 def sample_alpha(alpha: float, K: int, N: int, a: float, b: float, rng: np.ndarray) -> float:
-    """One Escobar & West (1995) update of ``alpha`` (eqs. 13-14; see the module docstring)."""
+    """One Escobar & West (1995) auxiliary-variable update of ``alpha`` (module docstring)."""
     x = gamma_draw(alpha + 1.0, rng)
     y = gamma_draw(float(N), rng)
     eta = x / (x + y)  # Beta(alpha + 1, N)
@@ -218,8 +221,8 @@ def _forward_sqnorm(L: np.ndarray, y: np.ndarray, mu: np.ndarray, w: np.ndarray)
 
 @njit(cache=True, inline="always")
 def _log_t(P: int, kappa: float, nu: float, logdet: float, q: float) -> float:
-    # Murphy (2007) eq. 258: df = nu - P + 1, scale Psi (kappa + 1) / (kappa df); the
-    # Mahalanobis distance under that scale over df is q kappa / (kappa + 1)
+    # Murphy (2007), NIW posterior predictive: df = nu - P + 1, scale Psi (kappa + 1) /
+    # (kappa df); the Mahalanobis distance under that scale over df is q kappa / (kappa + 1)
     return (
         math.lgamma(0.5 * (nu + 1.0))
         - math.lgamma(0.5 * (nu - P + 1.0))
