@@ -142,7 +142,14 @@ def _z(a: np.ndarray, b: np.ndarray) -> float:
 def test_collapsed_gibbs_agrees_with_nuts_on_label_free_quantities() -> None:
     """NUTS on dp_mixture.stan (T = 16, leftover <= 1e-3) and the collapsed sampler agree
     within 4 MCSE on E[number of clusters], E[alpha] and each held-out point's log
-    posterior predictive density."""
+    posterior predictive density.
+
+    NUTS's MCSE is the weak side: its chains differ in how often they hold a small
+    cluster (one chain of four had a singleton in 7 % of draws, the others and every
+    collapsed chain in 11-13 %; with 1,500 kept NUTS draws the z of the number of
+    clusters reached -4.0), as NUTS rarely moves an empty component onto a few
+    outlying points. The collapsed sampler's own exactness is tested by enumeration
+    (tests/dp/test_dp_kernels.py) and SBC."""
     s = simulate_dp_mixture(n_points=80, weights=(0.5, 0.3, 0.2), truncation=16, seed=4)
     held = np.vstack([s.means + 0.5, [[0.0, 0.0]]])
     nuts = bayeswe.fit(
