@@ -17,8 +17,9 @@ Methods and the cmdstanpy call behind each:
 ``pathfinder`` ``CmdStanModel.pathfinder``
 ``pg-gibbs``   not Stan: Pólya-Gamma blocked Gibbs (:mod:`bayeswe.samplers.pg_gibbs`),
                for ``sgns_identified`` only
-``cgs``        not Stan: collapsed Gibbs for ``lda`` (:mod:`bayeswe.samplers.lda_cgs`) and for
-               ``gaussian_lda`` (:mod:`bayeswe.samplers.gaussian_lda`)
+``cgs``        not Stan: collapsed Gibbs for ``lda`` (:mod:`bayeswe.samplers.lda_cgs`), for
+               ``gaussian_lda`` (:mod:`bayeswe.samplers.gaussian_lda`) and for
+               ``dp_mixture`` (:mod:`bayeswe.samplers.dp_mixture`)
 ``alias-mh``   not Stan: alias-table Metropolis-Hastings for ``gaussian_lda``
 ``cavi``       not Stan: coordinate-ascent mean-field VI for ``lda``
                (:mod:`bayeswe.samplers.lda_vi`)
@@ -85,7 +86,8 @@ SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
     "cgs": (
         "lda",
         "gaussian_lda",
-    ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, bayeswe.samplers.gaussian_lda
+        "dp_mixture",
+    ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, .gaussian_lda, .dp_mixture
     "alias-mh": ("gaussian_lda",),
     "cavi": ("lda",),  # mean-field VI by coordinate ascent: bayeswe.samplers.lda_vi
     "svi": ("lda",),  # stochastic VI: bayeswe.samplers.lda_vi
@@ -141,6 +143,9 @@ def fit(
         ``"cgs"`` and ``"alias-mh"`` for ``gaussian_lda`` with a
         :class:`~bayeswe.glda.GaussianLDAData`
         (:func:`bayeswe.samplers.gaussian_lda.sample_gaussian_lda`).
+        ``"cgs"`` for ``dp_mixture`` with a :class:`~bayeswe.dp.DPMixtureData`: collapsed
+        Gibbs with split-merge moves (:func:`bayeswe.samplers.dp_mixture.sample_dp_mixture`;
+        options in :class:`~bayeswe.samplers.dp_mixture.DPMixtureArgs`).
     seed
         Seed of Stan's random number generator, in ``[0, 2**32 - 1]``. ``None``
         draws one at random; the seed used is recorded in ``attrs["seed"]``.
@@ -261,6 +266,18 @@ def _fit_sampler(
 
         idata = sample_gaussian_lda(data, method=method, seed=seed, chains=chains, **options)
         idata.attrs["bayeswe_version"] = __version__
+        return idata
+    if name == "dp_mixture":
+        # the DP mixture's collapsed Gibbs (bayeswe.samplers.dp_mixture) takes a DPMixtureData
+        from bayeswe.samplers.dp_mixture import sample_dp_mixture
+
+        idata = sample_dp_mixture(data, seed=seed, chains=chains, **options)
+        for target in _attr_targets(idata):
+            target.attrs["options"] = to_json(
+                {k: v if isinstance(v, (str, int, float)) else "given"
+                 for k, v in options.items() if v is not None and k != "callback"}
+            )  # fmt: skip
+            target.attrs["bayeswe_version"] = __version__
         return idata
     spec = get_model(model)
     spec.validate(data)  # StanDataError before anything runs, as for Stan methods

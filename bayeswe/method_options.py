@@ -86,6 +86,11 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },
+    ("cgs", "dp_mixture"): {
+        "chains": 4, "parallel_chains": _CORES, "threads_per_chain": _SERIAL,
+        "iter_warmup": 500, "iter_sampling": 1000, "thin": 1, "save_warmup": None,
+        "output_dir": None, "show_progress": _PROCESS,
+    },
     ("advi", "any"): {
         "iter": 10000, "tol_rel_obj": 0.01, "draws": 1000, "output_dir": _TEMPORARY,
         "show_progress": None,
@@ -141,6 +146,10 @@ def args_class(method: str, model: str) -> Any:
         from bayeswe.samplers.gaussian_lda import GLDAGibbsArgs
 
         return GLDAGibbsArgs
+    if (method, model) == ("cgs", "dp_mixture"):
+        from bayeswe.samplers.dp_mixture import DPMixtureArgs
+
+        return DPMixtureArgs
     if method == "cgs":
         from bayeswe.samplers.lda_cgs import CGSArgs
 

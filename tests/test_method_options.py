@@ -74,6 +74,9 @@ def test_the_samplers_defaults_are_the_ones_they_apply() -> None:
             s["iter_sampling"],
             s["thin"],
         )
+    from bayeswe.samplers import dp_mixture as dpm
+
+    assert lengths(("cgs", "dp_mixture")) == dpm.DEFAULT_SCHEDULE
     s = PGGibbsArgs().settings()
     assert lengths(("pg-gibbs", "sgns_identified")) == (
         s["iter_warmup"], s["iter_sampling"], s["thin"],

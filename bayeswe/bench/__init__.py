@@ -74,6 +74,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.sgns_identification",
         "SGNS post hoc gauge vs MAP anchors: PG-Gibbs cost per effective draw, coverage",
     ),
+    "dp-mixture": (
+        "bayeswe.bench.dp_mixture",
+        "DP mixture collapsed Gibbs + split-merge vs NUTS on dp_mixture.stan (ESS/s)",
+    ),
     "laplace-sparse": (
         "bayeswe.bench.laplace_sparse",
         "sparse Laplace for SGNS: time and peak memory of the MAP, Hessian, factor and draws",

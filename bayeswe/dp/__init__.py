@@ -7,6 +7,7 @@ Importing this package registers the Stan programs ``dp_mixture`` and ``hdp_lda`
 from bayeswe.dp import models  # registers "dp_mixture" and "hdp_lda"
 from bayeswe.dp.data import DPDataError, DPMixtureData, HDPLDAData
 from bayeswe.dp.inits import initial_values
+from bayeswe.dp.predictive import log_pointwise_predictive, mixture_log_density
 from bayeswe.dp.simulate import (
     SimulatedDPMixture,
     SimulatedHDPLDA,
@@ -23,6 +24,8 @@ __all__ = [
     "SimulatedHDPLDA",
     "StickMoments",
     "initial_values",
+    "log_pointwise_predictive",
+    "mixture_log_density",
     "models",
     "simulate_dp_mixture",
     "simulate_hdp_lda",

@@ -10,7 +10,8 @@ progress, interrupts, checkpoint and resume, timing):
   (:func:`sample_pg_gibbs`);
 * :mod:`~.lda_cgs`: ``lda`` with method ``cgs`` (:func:`sample_cgs`);
 * :mod:`~.gaussian_lda`: ``gaussian_lda`` with methods ``cgs`` and ``alias-mh``
-  (:func:`sample_gaussian_lda`).
+  (:func:`sample_gaussian_lda`);
+* :mod:`~.dp_mixture`: ``dp_mixture`` with method ``cgs`` (:func:`sample_dp_mixture`).
 
 Approximations (:mod:`~.variational`): ``init() -> state``, ``update(state) -> (state,
 info)``, a convergence rule on the objective and ``draws`` from ``q``, run by

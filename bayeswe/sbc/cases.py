@@ -394,6 +394,122 @@ def _glda(
     return run
 
 
+# --------------------------------------------------------------------- DP mixture
+
+DP_POINTS, DP_DIM = 12, 2
+DP_SHAPE, DP_RATE = 2.0, 1.5  # alpha ~ Gamma(shape, rate): prior mean 1.33
+DP_KAPPA, DP_NU = 0.5, DP_DIM + 2.0
+DP_PSI = np.array([[0.6, 0.1], [0.1, 0.4]])
+DP_WARMUP, DP_THIN = 100, 5
+DP_STATS = (
+    "alpha",
+    "n_clusters",
+    "log_marginal",
+    "sum_n_k_squared",
+    "n_singletons",
+    "size_of_point_0",
+)
+
+
+def _dp_draw(rng: np.random.Generator) -> tuple[Any, NDArray[np.int64], float]:
+    """Data, true partition and alpha from the DP mixture's generative model.
+
+    ``alpha ~ Gamma(shape, rate)``; ``z`` from the Chinese restaurant process; per
+    cluster ``Sigma ~ IW(nu, Psi)``, ``mu ~ N(0, Sigma / kappa)``; ``y ~ N(mu_z, Sigma_z)``.
+    """
+    from bayeswe.dp import DPMixtureData
+
+    alpha = rng.gamma(DP_SHAPE, 1.0 / DP_RATE)
+    z = np.zeros(DP_POINTS, dtype=np.int64)
+    sizes = [1]
+    for i in range(1, DP_POINTS):
+        p = np.array([*sizes, alpha]) / (i + alpha)
+        k = int(rng.choice(len(p), p=p))
+        if k == len(sizes):
+            sizes.append(0)
+        sizes[k] += 1
+        z[i] = k
+    y = np.empty((DP_POINTS, DP_DIM))
+    for k in range(len(sizes)):
+        Sigma = stats.invwishart(df=DP_NU, scale=DP_PSI).rvs(random_state=rng)
+        mu = rng.multivariate_normal(np.zeros(DP_DIM), Sigma / DP_KAPPA)
+        y[z == k] = rng.multivariate_normal(mu, Sigma, size=sizes[k])
+    data = DPMixtureData(
+        y, truncation=DP_POINTS, alpha_shape=DP_SHAPE, alpha_rate=DP_RATE,
+        mu0=np.zeros(DP_DIM), kappa0=DP_KAPPA, nu0=DP_NU, Psi0=DP_PSI,
+    )  # fmt: skip
+    return data, z, float(alpha)
+
+
+def _dp_log_marginal(x: NDArray[np.float64]) -> float:
+    """NIW marginal likelihood of one cluster under the case's prior (Murphy 2007, eq. 266)."""
+    n, D = x.shape
+    k0, n0, psi0 = DP_KAPPA, DP_NU, DP_PSI
+    mean = x.mean(axis=0)
+    centred = x - mean
+    kn, nn = k0 + n, n0 + n
+    psi_n = psi0 + centred.T @ centred + (k0 * n / kn) * np.outer(mean, mean)
+    return float(
+        -0.5 * n * D * np.log(np.pi)
+        + multigammaln(0.5 * nn, D) - multigammaln(0.5 * n0, D)
+        + 0.5 * n0 * np.linalg.slogdet(psi0)[1] - 0.5 * nn * np.linalg.slogdet(psi_n)[1]
+        + 0.5 * D * (np.log(k0) - np.log(kn))
+    )  # fmt: skip
+
+
+def dp_statistics(y: NDArray[np.float64], z: NDArray[np.int64], alpha: float) -> NDArray:
+    """:data:`DP_STATS` of a partition, recomputed from ``z`` (labels do not matter)."""
+    labels, sizes = np.unique(z, return_counts=True)
+    return np.array(
+        [
+            alpha,
+            float(labels.size),
+            sum(_dp_log_marginal(y[z == k]) for k in labels),
+            float(sizes @ sizes),
+            float((sizes == 1).sum()),
+            float((z == z[0]).sum()),
+        ]
+    )
+
+
+def dp_replication(
+    alpha_update: Callable[[Any, Any, float], float] | None = None,
+) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    """The DP-mixture case; ``alpha_update(problem, state, alpha) -> alpha`` replaces
+    Escobar-West's update (power checks, built in the tests)."""
+
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.kernels import dp_mixture as kern
+        from bayeswe.samplers import dp_mixture as dpm
+
+        data, z_true, alpha_true = _dp_draw(rng)
+        problem = dpm.DPMixtureProblem.from_data(data)
+        state = dpm.init_state(problem, seed, 0, {"z": z_true, "alpha": alpha_true})
+        truth = dp_statistics(problem.y, z_true, alpha_true)
+        draws = np.empty((N_DRAWS, len(DP_STATS)))
+
+        def sweep() -> None:
+            if alpha_update is None:
+                dpm.step(problem, state, dpm.SPLIT_MERGE)
+                return
+            p, cl = problem.prior, state.clusters
+            kern.gibbs_sweep(p, cl, problem.y, state.z, state.alpha, state.rng_state)
+            for _ in range(dpm.SPLIT_MERGE):
+                kern.split_merge(p, cl, problem.y, state.z, state.alpha, state.rng_state,
+                                 state.members, state.side)  # fmt: skip
+            state.alpha = alpha_update(problem, state, state.alpha)
+
+        for _ in range(DP_WARMUP):
+            sweep()
+        for i in range(N_DRAWS):
+            for _ in range(DP_THIN):
+                sweep()
+            draws[i] = dp_statistics(problem.y, state.z, state.alpha)
+        return rank_of(truth, draws, rng)
+
+    return run
+
+
 # ----------------------------------------------------------------------------- registry
 
 _SGNS_DESIGN = (
@@ -411,6 +527,13 @@ _GLDA_DESIGN = (
     f"K={GLDA_TOPICS}, D={GLDA_DIM}, alpha={GLDA_ALPHA}, kappa={GLDA_KAPPA}, nu={GLDA_NU}, "
     f"Psi={GLDA_PSI.tolist()}; chain started at the true z, {TOPIC_WARMUP} sweeps discarded, "
     f"every {TOPIC_THIN}th kept; label-invariant statistics of z"
+)
+_DP_DESIGN = (
+    f"DP mixture of Gaussians, N={DP_POINTS} points, P={DP_DIM}, alpha ~ Gamma({DP_SHAPE}, "
+    f"rate {DP_RATE}), kappa0={DP_KAPPA}, nu0={DP_NU}, Psi0={DP_PSI.tolist()}, mu0=0; "
+    f"Neal's algorithm 3 + 3 SAMS split-merge proposals + Escobar-West alpha per sweep; "
+    f"chain started at the true z and alpha, {DP_WARMUP} sweeps discarded, every "
+    f"{DP_THIN}th kept; label-free statistics of (z, alpha)"
 )
 #: alias-MH whose proposal never changes after a word's first table (an exact MH step)
 _FROZEN: dict[str, Any] = {"scan": "document", "rebuild_every": 10**9, "fresh_doc": False}
@@ -476,6 +599,10 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
             {"method": "alias-mh", "mh_steps": 2, **_FROZEN},
         ),  # fmt: skip
         _glda("alias-mh", **_FROZEN),
+    ),
+    "dp-mixture-cgs": (
+        SBCCase("dp-mixture-cgs", _DP_DESIGN, DP_STATS, {"split_merge": 3}),
+        dp_replication(),
     ),
     "advi-meanfield": (
         SBCCase(

@@ -54,6 +54,7 @@ def test_the_pages_show_the_output_of_their_scripts():
         "fitting.md:schools.py",
         "gaussian-lda.md:gaussian_lda_lee.py",
         "lda.md:lda_reuters.py",
+        "nonparametrics.md:nonparametrics_cgs.py",
         "nonparametrics.md:nonparametrics_dp.py",
         "sgns.md:evaluation.py",
         "sgns.md:sotu.py",

@@ -78,6 +78,7 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "glda-alias-mh",
         "glda-alias-mh-document",
         "glda-alias-mh-frozen",
+        "dp-mixture-cgs",
     ],
 )
 def test_exact_samplers_are_calibrated(sampler: str) -> None:
@@ -110,6 +111,30 @@ def test_wrong_samplers_fail(sampler: str, replications: int, worst: str | None)
     assert result.test.family_p_value < 1e-4
     if worst is not None:
         assert result.summary()["worst_statistic"] == worst
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        # eta ~ Beta(alpha, N) instead of Beta(alpha + 1, N) in Escobar-West's update
+        "escobar_west_beta_off_by_one",
+        # the two-component gamma mixture replaced by its first component
+        "escobar_west_no_mixture",
+    ],
+)
+def test_dp_mixture_with_a_wrong_alpha_update_fails(update, monkeypatch) -> None:
+    """The wrong updates live in tests/sbc/dp_faulty.py, not in the production kernels."""
+    import dp_faulty
+
+    from bayeswe.sbc import cases
+
+    name = f"dp-mixture-cgs-{update}"
+    case = cases.SBCCase(name, "DP mixture, wrong alpha update", cases.DP_STATS)
+    monkeypatch.setitem(
+        cases.BROKEN, name, (case, cases.dp_replication(getattr(dp_faulty, update)))
+    )
+    result = run_sbc(name, replications=REPS, seed=SEED)  # in this process: workers=1
+    assert result.test.family_p_value < 1e-4, result.test.p_values
 
 
 def test_ranks_do_not_depend_on_the_number_of_workers() -> None:

@@ -1,0 +1,543 @@
+"""Collapsed Gibbs sampling for the DP mixture of Gaussians:
+``bayeswe.fit("dp_mixture", data, method="cgs", ...)``.
+
+The sampler targets ``p(z, alpha | y)`` of :class:`~bayeswe.dp.DPMixtureData`'s model
+without truncation: the cluster parameters and the weights are integrated out, and the
+partition ``z`` follows the Chinese restaurant process. It is the posterior of
+``models/dp_mixture.stan`` (same NIW prior, same ``alpha ~ Gamma(alpha_shape,
+alpha_rate)``) in the limit of a large truncation ``T``; the Stan twin at a ``T`` whose
+leftover stick mass is small agrees with it on every label-free quantity.
+
+A sweep (:func:`step`) is: one pass of Neal's (2000) algorithm 3 over the points,
+``split_merge`` sequentially-allocated split-merge proposals (Dahl 2003), and one
+Escobar & West (1995) update of ``alpha``; the kernels are in
+:mod:`bayeswe.kernels.dp_mixture`. :class:`DPMixtureSampler` puts this on the protocol
+of :mod:`bayeswe.samplers.driver`; :func:`sample_dp_mixture` runs it.
+
+What a kept draw records, all label-free: ``lp`` (``log p(y, z, alpha)``, collapsed),
+``n_clusters`` (occupied clusters), ``alpha`` and, given held-out points, the log
+predictive density of each of them given the partition, ``heldout_log_density``, and
+their sum ``heldout_lpd``. Per-cluster summaries (weights ``n_k / (N + alpha)`` and
+posterior means, sorted by size) are kept for display in their own group,
+``cluster_summaries``: cluster labels switch from draw to draw, so diagnostics must
+never be computed on them.
+
+Random streams: chain ``c`` owns a xoshiro256+ generator seeded from
+``numpy.random.SeedSequence(seed, spawn_key=(c,))``; the draws do not depend on how
+many threads run the chains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import arviz as az
+import numpy as np
+
+from bayeswe.dp.data import DPDataError, DPMixtureData
+from bayeswe.kernels import dp_mixture as kern
+from bayeswe.options import build_options, check_choice, check_int
+from bayeswe.progress import resolve as progress_resolve
+from bayeswe.samplers.lda_cgs import chain_stream
+
+__all__ = [
+    "DEFAULT_SCHEDULE",
+    "INITS",
+    "SPLIT_MERGE",
+    "DPMixtureArgs",
+    "DPMixtureInfo",
+    "DPMixtureProblem",
+    "DPMixtureSampler",
+    "DPMixtureState",
+    "init_state",
+    "sample_dp_mixture",
+    "step",
+]
+
+#: Initial partitions: every point in one cluster (default), or each in its own.
+INITS: tuple[str, ...] = ("one", "singletons")
+
+#: Split-merge proposals per sweep (each costs O(n P^2) for the n points of the two
+#: clusters it touches, at most one Gibbs pass's worth).
+SPLIT_MERGE = 3
+
+#: Defaults of ``iter_warmup``, ``iter_sampling`` and ``thin``.
+DEFAULT_SCHEDULE: tuple[int, int, int] = (500, 1000, 1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DPMixtureArgs:
+    """Options of ``method="cgs"`` for ``dp_mixture``; ``None`` means the default here.
+
+    Attributes
+    ----------
+    iter_warmup
+        Sweeps discarded first (default 500).
+    iter_sampling
+        Sweeps after warm-up (default 1000); every ``thin``-th is kept, starting with the
+        first: ``ceil(iter_sampling / thin)`` draws per chain, as in cmdstanpy.
+    thin
+        Keep one sweep in ``thin`` (default 1).
+    split_merge
+        Split-merge proposals per sweep (default 3; 0: Gibbs moves only).
+    init
+        ``"one"`` (all points in one cluster, default), ``"singletons"``, or a mapping
+        ``{"z": labels, "alpha": value}`` (labels: ``N`` non-negative integers; either key
+        may be left out), or a list of such mappings, one per chain. ``alpha`` starts at
+        the prior mean unless given.
+    heldout
+        ``(M, P)`` points not in the data: each draw records the log predictive density
+        of each given the partition (``heldout_log_density``) and their sum.
+    parallel_chains
+        Chains run at the same time, in threads (default ``min(chains, os.cpu_count())``).
+        The draws do not depend on it.
+    threads_per_chain
+        Accepted and validated, without effect: a chain's kernels are sequential.
+    checkpoint, checkpoint_every, callback, show_progress
+        As for every bayeswe sampler (see :class:`bayeswe.samplers.driver.RunOptions`).
+    """
+
+    iter_warmup: int | None = None
+    iter_sampling: int | None = None
+    thin: int | None = None
+    split_merge: int | None = None
+    init: Any = None
+    heldout: Any = None
+    parallel_chains: int | None = None
+    threads_per_chain: int | None = None
+    checkpoint: str | os.PathLike[str] | None = None
+    checkpoint_every: int | None = None
+    callback: Callable[[int], None] | None = None
+    show_progress: bool | None = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> DPMixtureArgs:
+        """Build and validate (``ValueError`` naming an unknown option or a bad value)."""
+        return build_options(cls, "cgs", options)
+
+    def validate(self) -> None:
+        check_int("iter_warmup", self.iter_warmup, minimum=0)
+        check_int("iter_sampling", self.iter_sampling, minimum=1)
+        check_int("thin", self.thin, minimum=1)
+        check_int("split_merge", self.split_merge, minimum=0)
+        check_int("parallel_chains", self.parallel_chains, minimum=1)
+        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
+        check_int("checkpoint_every", self.checkpoint_every, minimum=1)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError("callback must be callable")
+        if isinstance(self.init, str) or self.init is None:
+            check_choice("init", self.init, INITS)
+        elif not isinstance(self.init, (Mapping, list, tuple)):
+            raise ValueError(f"init must be one of {INITS}, a mapping or a list of mappings")
+        progress_resolve(self.show_progress)
+
+
+@dataclass(frozen=True)
+class DPMixtureProblem:
+    """The points, the priors as the kernels take them, and optional held-out points."""
+
+    y: np.ndarray  #: (N, P) C-contiguous
+    prior: kern.Prior
+    heldout: np.ndarray  #: (M, P), M may be 0
+    #: Slots of the display summaries (weights, means): the data's truncation T.
+    display: int
+
+    @classmethod
+    def from_data(cls, data: DPMixtureData, heldout: Any = None) -> DPMixtureProblem:
+        P = data.dim
+        if heldout is None:
+            held = np.zeros((0, P))
+        else:
+            held = np.array(heldout, dtype=np.float64)
+            if held.ndim == 1 and P == 1:
+                held = held[:, None]
+            if held.ndim != 2 or held.shape[1] != P or not np.isfinite(held).all():
+                raise ValueError(f"heldout must be a finite (M, {P}) array, got {held.shape}")
+        prior = kern.make_prior(
+            data.mu0, data.Psi0, data.kappa0, data.nu0, data.alpha_shape, data.alpha_rate
+        )
+        y = np.ascontiguousarray(data.points, dtype=np.float64)
+        return cls(y, prior, np.ascontiguousarray(held), int(data.truncation))
+
+    @property
+    def n_points(self) -> int:
+        return int(self.y.shape[0])
+
+    def fingerprint(self) -> str:
+        """SHA-256 of everything that defines the posterior and the records."""
+        h = hashlib.sha256()
+        p = self.prior
+        for arr in (self.y, p.mu0, p.L0, self.heldout):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(repr((p.kappa0, p.nu0, p.alpha_shape, p.alpha_rate, self.display)).encode())
+        return h.hexdigest()
+
+
+@dataclass
+class DPMixtureState:
+    """One chain: partition (slot ids), cluster statistics, alpha and the random stream.
+
+    Updated in place by :func:`step`.
+    """
+
+    z: np.ndarray  #: int64 (N,): slot of each point
+    clusters: kern.Clusters
+    alpha: float
+    rng_state: np.ndarray  #: uint64 (4,), xoshiro256+
+    members: np.ndarray  #: int64 (N,) split-merge scratch
+    side: np.ndarray  #: int64 (N,) split-merge scratch
+    sweeps_done: int = 0
+
+
+_CLUSTER_ARRAYS = ("n", "mu", "L", "logdet", "active", "pos", "free", "counts")
+
+
+def _state_from_labels(
+    problem: DPMixtureProblem, labels: np.ndarray, alpha: float, rng: np.ndarray
+) -> DPMixtureState:
+    N, P = problem.y.shape
+    z = np.array(labels, dtype=np.int64).reshape(-1)
+    if z.shape != (N,) or (z < 0).any():
+        raise ValueError(f"initial labels must be {N} non-negative integers")
+    _, z = np.unique(z, return_inverse=True)  # labels 0..K-1, first-seen order irrelevant
+    z = z.astype(np.int64)
+    cl = kern.new_clusters(N, P)
+    kern.build_clusters(problem.prior, cl, problem.y, z)
+    if not (np.isfinite(alpha) and alpha > 0):
+        raise ValueError(f"initial alpha must be positive and finite, got {alpha}")
+    empty = np.zeros(N, dtype=np.int64)
+    return DPMixtureState(z, cl, float(alpha), rng, empty, empty.copy())
+
+
+def init_state(problem: DPMixtureProblem, seed: int, chain: int, init: Any) -> DPMixtureState:
+    """Chain ``chain``'s start (see :class:`DPMixtureArgs`' ``init``)."""
+    N = problem.n_points
+    p = problem.prior
+    if isinstance(init, (list, tuple)):
+        init = init[chain]
+    alpha = p.alpha_shape / p.alpha_rate
+    if init is None or init == "one":
+        labels = np.zeros(N, dtype=np.int64)
+    elif init == "singletons":
+        labels = np.arange(N, dtype=np.int64)
+    else:
+        labels = np.asarray(init.get("z", np.zeros(N, dtype=np.int64)))
+        alpha = float(init.get("alpha", alpha))
+    return _state_from_labels(problem, labels, alpha, chain_stream(seed, chain))
+
+
+def step(problem: DPMixtureProblem, state: DPMixtureState, split_merge: int) -> list[int]:
+    """One sweep in place (Gibbs pass, split-merge proposals, alpha); the moves accepted.
+
+    Returns ``[splits, merges]`` accepted.
+    """
+    p, cl, y = problem.prior, state.clusters, problem.y
+    if not kern.gibbs_sweep(p, cl, y, state.z, state.alpha, state.rng_state):
+        raise FloatingPointError("a cluster's covariance factor lost positive definiteness")
+    moves = [0, 0]
+    for _ in range(split_merge):
+        r = kern.split_merge(p, cl, y, state.z, state.alpha, state.rng_state, state.members,
+                             state.side)  # fmt: skip
+        if r:
+            moves[0 if r > 0 else 1] += 1
+    K = int(cl.counts[0])
+    state.alpha = kern.sample_alpha(
+        state.alpha, K, problem.n_points, p.alpha_shape, p.alpha_rate, state.rng_state
+    )
+    state.sweeps_done += 1
+    return moves
+
+
+def log_joint(problem: DPMixtureProblem, state: DPMixtureState) -> float:
+    """``log p(y, z, alpha)`` of the chain's state (collapsed, with all constants)."""
+    return float(kern.log_joint(problem.prior, state.clusters, problem.n_points, state.alpha))
+
+
+@dataclass(frozen=True)
+class DPMixtureInfo:
+    """What one sweep reports."""
+
+    lp: float
+    n_clusters: int
+    alpha: float
+    splits: int
+    merges: int
+    sweep_ns: int
+
+
+class DPMixtureSampler:
+    """Collapsed Gibbs chains of one DP-mixture posterior, for
+    :func:`bayeswe.samplers.driver.run_chains`."""
+
+    name = "dp-mixture-cgs"
+
+    def __init__(
+        self, problem: DPMixtureProblem, *, seed: int, init: Any, split_merge: int
+    ) -> None:
+        self.problem = problem
+        self.seed = int(seed)
+        self.init_spec = init
+        self.split_merge = int(split_merge)
+        T, P, M = problem.display, problem.y.shape[1], problem.heldout.shape[0]
+        self.layout: dict[str, tuple[tuple[int, ...], Any]] = {
+            "lp": ((), np.float64),
+            "n_clusters": ((), np.int64),
+            "alpha": ((), np.float64),
+            "weights": ((T,), np.float64),
+            "means": ((T, P), np.float64),
+        }
+        if M:
+            self.layout["heldout_log_density"] = ((M,), np.float64)
+
+    def init(self, chain: int) -> DPMixtureState:
+        return init_state(self.problem, self.seed, chain, self.init_spec)
+
+    def step(self, state: DPMixtureState) -> tuple[DPMixtureState, DPMixtureInfo]:
+        t0 = time.perf_counter_ns()
+        splits, merges = step(self.problem, state, self.split_merge)
+        ns = time.perf_counter_ns() - t0
+        info = DPMixtureInfo(
+            lp=log_joint(self.problem, state),
+            n_clusters=int(state.clusters.counts[0]),
+            alpha=state.alpha,
+            splits=splits,
+            merges=merges,
+            sweep_ns=ns,
+        )
+        return state, info
+
+    def record(self, state: DPMixtureState, info: DPMixtureInfo) -> dict[str, Any]:
+        cl, prob = state.clusters, self.problem
+        T = prob.display
+        slots = cl.active[: cl.counts[0]]
+        order = slots[np.argsort(-cl.n[slots], kind="stable")][:T]
+        weights = np.full(T, np.nan)
+        means = np.full((T, prob.y.shape[1]), np.nan)
+        weights[: order.size] = cl.n[order] / (prob.n_points + state.alpha)
+        means[: order.size] = cl.mu[order]
+        out = {"lp": info.lp, "n_clusters": info.n_clusters, "alpha": info.alpha,
+               "weights": weights, "means": means}  # fmt: skip
+        if prob.heldout.shape[0]:
+            dens = np.empty(prob.heldout.shape[0])
+            kern.predictive_log_density(prob.prior, cl, prob.n_points, state.alpha,
+                                        prob.heldout, dens)  # fmt: skip
+            out["heldout_log_density"] = dens
+        return out
+
+    def lp(self, info: DPMixtureInfo) -> float:
+        return info.lp
+
+    def tally(self, info: DPMixtureInfo) -> dict[str, int]:
+        return {"splits": info.splits, "merges": info.merges, "sweep_ns": info.sweep_ns}
+
+    def dump(self, state: DPMixtureState) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        arrays = {"z": state.z, "rng_state": state.rng_state}
+        arrays.update({name: getattr(state.clusters, name) for name in _CLUSTER_ARRAYS})
+        # JSON writes a float's shortest repr, which reads back to the same double
+        return arrays, {"sweeps_done": int(state.sweeps_done), "alpha": float(state.alpha)}
+
+    def load(self, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any]) -> DPMixtureState:
+        N, P = self.problem.y.shape
+        S = N + 3
+        expected = {
+            "z": ((N,), np.int64), "rng_state": ((4,), np.uint64), "n": ((S,), np.int64),
+            "mu": ((S, P), np.float64), "L": ((S, P, P), np.float64),
+            "logdet": ((S,), np.float64), "active": ((S,), np.int64),
+            "pos": ((S,), np.int64), "free": ((S,), np.int64), "counts": ((2,), np.int64),
+        }  # fmt: skip
+        if set(arrays) != set(expected):
+            raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
+        got = {}
+        for name, (shape, dtype) in expected.items():
+            a = np.array(arrays[name])
+            if a.shape != shape or a.dtype != dtype:
+                raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
+            got[name] = a
+        cl = kern.Clusters(**{k: got[k] for k in _CLUSTER_ARRAYS}, work=np.zeros((4, P)))
+        occupied = np.sort(cl.active[: cl.counts[0]])
+        if not np.array_equal(occupied, np.unique(got["z"])) or not np.array_equal(
+            np.bincount(got["z"], minlength=N),
+            cl.n[:N],  # the last 3: split-merge scratch
+        ):
+            raise ValueError("cluster sizes do not follow from the partition")
+        alpha = float(record["alpha"])
+        if not (np.isfinite(alpha) and alpha > 0):
+            raise ValueError(f"alpha {alpha}")
+        empty = np.zeros(N, dtype=np.int64)
+        return DPMixtureState(
+            got["z"], cl, alpha, got["rng_state"], empty, empty.copy(),
+            sweeps_done=int(record["sweeps_done"]),
+        )  # fmt: skip
+
+
+def _warm_up_compiler() -> None:
+    """Compile the kernels on a three-point problem so that timings exclude compilation."""
+    data = DPMixtureData(np.array([[0.0, 0.0], [1.0, 0.5], [3.0, 2.0]]), truncation=2)
+    prob = DPMixtureProblem.from_data(data, heldout=np.zeros((1, 2)))
+    st = init_state(prob, 0, 0, "one")
+    step(prob, st, 1)
+    log_joint(prob, st)
+    kern.predictive_log_density(prob.prior, st.clusters, 3, 1.0, prob.heldout, np.empty(1))
+
+
+def _spec() -> Any:
+    """The ``dp_mixture`` declaration with the sampler's variables' dims and no log_lik."""
+    import dataclasses
+
+    from bayeswe.dp.models import DP_MIXTURE
+
+    dims = {"heldout_log_density": ("heldout",)}
+    return dataclasses.replace(DP_MIXTURE, dims=dims, log_likelihood=())
+
+
+def sample_dp_mixture(
+    data: DPMixtureData,
+    *,
+    chains: int | None = 4,
+    seed: int | None = None,
+    **options: Any,
+) -> az.InferenceData:
+    """Sample a DP mixture of Gaussians by collapsed Gibbs with split-merge moves.
+
+    Parameters
+    ----------
+    data
+        Points and priors (:class:`~bayeswe.dp.DPMixtureData`; its ``truncation`` only
+        sets how many clusters the display summaries keep).
+    chains
+        Number of chains (default 4).
+    seed
+        Seed in ``[0, 2**32 - 1]``; ``None`` draws one. With the options it determines
+        every draw.
+    **options
+        See :class:`DPMixtureArgs`: ``iter_warmup``, ``iter_sampling``, ``thin``,
+        ``split_merge``, ``init``, ``heldout``, ``parallel_chains``,
+        ``threads_per_chain``, ``checkpoint``, ``checkpoint_every``, ``callback``,
+        ``show_progress``.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior``: ``n_clusters``, ``alpha`` and (with ``heldout``)
+        ``heldout_lpd`` and ``heldout_log_density`` ``(chain, draw, heldout)``, all
+        label-free; ``sample_stats.lp``: collapsed ``log p(y, z, alpha)``;
+        ``warmup_sample_stats.lp``; ``cluster_summaries`` (for display only; labels
+        switch): ``weights`` ``(chain, draw, cluster)`` (``n_k / (N + alpha)``, largest
+        first) and ``means`` ``(chain, draw, cluster, dim)``, NaN beyond a draw's
+        clusters, the cluster axis as long as the most clusters any draw had (at most
+        the data's truncation); ``observed_data``/``constant_data`` as NUTS gives them.
+        ``attrs``: ``model``, ``method``, ``seed``, ``chains``, ``iter_warmup``,
+        ``iter_sampling``, ``thin``, ``split_merge``, ``parallel_chains``,
+        ``wall_time``, ``sweep_time``, ``splits_accepted``, ``merges_accepted``,
+        ``resumed``.
+
+    Raises
+    ------
+    DPDataError
+        ``data`` is not a :class:`~bayeswe.dp.DPMixtureData`.
+    ValueError
+        A bad option, seed or chains, before anything runs.
+    CheckpointError
+        A checkpoint written for other data or settings, corrupt, or in use.
+    """
+    import xarray as xr
+
+    from bayeswe.inference_data import to_inference_data
+    from bayeswe.options import check_seed
+    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
+
+    if not isinstance(data, DPMixtureData):
+        raise DPDataError(
+            f"method 'cgs' for dp_mixture takes bayeswe.dp.DPMixtureData, got {type(data).__name__}"
+        )
+    args = DPMixtureArgs.from_options(options)
+    chains = 4 if chains is None else chains
+    check_int("chains", chains, minimum=1)
+    chains = int(chains)
+    seed = check_seed("seed", seed)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+    if isinstance(args.init, (list, tuple)) and len(args.init) != chains:
+        raise ValueError(f"init lists {len(args.init)} starts for {chains} chains")
+    given = (args.iter_warmup, args.iter_sampling, args.thin)
+    schedule = Schedule(
+        *(d if g is None else int(g) for g, d in zip(given, DEFAULT_SCHEDULE, strict=True))
+    )
+    split_merge = SPLIT_MERGE if args.split_merge is None else int(args.split_merge)
+    problem = DPMixtureProblem.from_data(data, args.heldout)
+    init = "one" if args.init is None else args.init
+    _warm_up_compiler()
+    sampler = DPMixtureSampler(problem, seed=seed, init=init, split_merge=split_merge)
+    init_setting = init if isinstance(init, str) else "given"
+    run = run_chains(
+        sampler,
+        chains=chains,
+        schedule=schedule,
+        seed=seed,
+        fingerprint=problem.fingerprint(),
+        settings={"split_merge": split_merge, "init": init_setting},
+        options=RunOptions(
+            parallel_chains=args.parallel_chains or min(chains, os.cpu_count() or 1),
+            checkpoint=args.checkpoint,
+            checkpoint_every=100 if args.checkpoint_every is None else int(args.checkpoint_every),
+            callback=args.callback,
+            show_progress=args.show_progress,
+        ),
+    )
+    d = run.draws
+    draws: dict[str, Any] = {"n_clusters": d["n_clusters"], "alpha": d["alpha"]}
+    if "heldout_log_density" in d:
+        draws["heldout_log_density"] = d["heldout_log_density"]
+        draws["heldout_lpd"] = np.asarray(d["heldout_log_density"]).sum(axis=-1)
+    attrs = {
+        "model": "dp_mixture",
+        "method": "cgs",
+        "init": init_setting,
+        "seed": seed,
+        "chains": chains,
+        "iter_warmup": schedule.iter_warmup,
+        "iter_sampling": schedule.iter_sampling,
+        "thin": schedule.thin,
+        "split_merge": split_merge,
+        "parallel_chains": run.parallel_chains,
+        "threads_per_chain": 1,
+        "wall_time": run.wall_time,
+        "sweep_time": float(run.totals["sweep_ns"].sum()) / 1e9,
+        "splits_accepted": int(run.totals["splits"].sum()),
+        "merges_accepted": int(run.totals["merges"].sum()),
+        "resumed": bool(run.resumed),
+    }
+    idata = to_inference_data(
+        _spec(),
+        draws,
+        data=data.to_stan(),
+        sample_stats={"lp": d["lp"]},
+        warmup_sample_stats={"lp": run.warmup_lp} if schedule.iter_warmup else None,
+        attrs=attrs,
+        library=None,
+    )
+    n_max = max(1, int(np.asarray(d["n_clusters"]).max()))
+    width = min(n_max, problem.display)
+    weights = np.array(d["weights"])[:, :, :width]
+    means = np.array(d["means"])[:, :, :width]
+    summaries = xr.Dataset(
+        {
+            "weights": (("chain", "draw", "cluster"), weights),
+            "means": (("chain", "draw", "cluster", "dim"), means),
+        },
+        coords={
+            "chain": np.arange(chains),
+            "draw": np.arange(weights.shape[1]),
+            "cluster": np.arange(width),
+            "dim": idata.posterior.coords["dim"].values
+            if "dim" in idata.posterior.coords
+            else np.arange(problem.y.shape[1]),
+        },
+    )
+    idata.add_groups({"cluster_summaries": summaries}, warn_on_custom_groups=False)
+    return idata
