@@ -137,7 +137,13 @@ def minimal_path_step(prob: hdp.HDPProblem, state: hdp.HDPState) -> hdp.HDPState
         if position < prob.n_tokens:
             hdp._grow(state)
     state.m_k[:] = (state.counts.n_dk > 0).sum(axis=0)
-    state.n_tables = int(state.m_k.sum())
+    state.n_tables = n_tables = int(state.m_k.sum())
+    if prob.resample:  # as hdp.step, given the wrong table counts
+        rng = state.rng_state
+        a, b = prob.alpha0_prior
+        state.alpha0 = kern.resample_alpha0(state.alpha0, prob.doc_len, n_tables, a, b, rng)
+        a, b = prob.gamma_prior
+        state.gamma = kern.resample_gamma(state.gamma, state.n_topics, n_tables, a, b, rng)
     kern.sample_beta(state.m_k, state.topics, state.gamma, state.rng_state)
     state.sweeps_done += 1
     return state

@@ -7,6 +7,7 @@ documentation; here every exact sampler gets 200 replications, tested at family 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -78,6 +79,8 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "glda-alias-mh",
         "glda-alias-mh-document",
         "glda-alias-mh-frozen",
+        "hdp-lda-cgs",
+        "hdp-lda-cgs-resample",
     ],
 )
 def test_exact_samplers_are_calibrated(sampler: str) -> None:
@@ -110,6 +113,23 @@ def test_wrong_samplers_fail(sampler: str, replications: int, worst: str | None)
     assert result.test.family_p_value < 1e-4
     if worst is not None:
         assert result.summary()["worst_statistic"] == worst
+
+
+@pytest.mark.parametrize("resample", [False, True])
+def test_a_wrong_hdp_lda_sampler_fails(resample: bool, monkeypatch) -> None:
+    """One table per (document, topic) instead of eq. (40)'s table counts
+    (``hdp_faulty.minimal_path_step``, a test-only sweep) is caught at 200 replications."""
+    import hdp_faulty
+
+    from bayeswe.sbc import cases
+
+    name = "hdp-lda-cgs-resample" if resample else "hdp-lda-cgs"
+    case = cases.CASES[name][0]
+    wrong = dataclasses.replace(case, name=name + "-minimal-path")
+    run = cases._hdp_lda(resample, step=hdp_faulty.minimal_path_step)
+    monkeypatch.setitem(cases.BROKEN, wrong.name, (wrong, run))
+    result = run_sbc(wrong.name, replications=200, seed=SEED)
+    assert result.test.family_p_value < 1e-4
 
 
 def test_ranks_do_not_depend_on_the_number_of_workers() -> None:
