@@ -6,10 +6,13 @@ for display: :func:`relabel` matches each draw's topics to a reference draw's (H
 assignment on Hellinger distances, ``scipy.optimize.linear_sum_assignment``) so that a
 topic index means the same topic across draws, :func:`prune` drops topics that never
 hold enough tokens, and :func:`to_lda` gives the fixed-K LDA of one draw's topics.
+:func:`complete` infers new documents' topic proportions (over several draws, not one)
+and scores their held-out words.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import arviz as az
@@ -17,10 +20,11 @@ import numpy as np
 import xarray as xr
 from scipy.optimize import linear_sum_assignment
 
+from bayeswe.corpus import BagOfWords
 from bayeswe.lda.align import topic_distances
 from bayeswe.lda.data import LDAData
 
-__all__ = ["LABEL_FREE", "prune", "relabel", "summary", "to_lda"]
+__all__ = ["LABEL_FREE", "Completion", "complete", "prune", "relabel", "summary", "to_lda"]
 
 #: The label-free scalars of the ``posterior`` group.
 LABEL_FREE: tuple[str, ...] = ("n_topics", "n_tables", "alpha0", "gamma", "beta_u")
@@ -121,3 +125,83 @@ def to_lda(
     alpha = alpha0 * topics["beta"].values[live]
     lda = LDAData(data.corpus, n_topics=int(live.size), alpha=alpha, beta=data.eta)
     return lda, topics["phi"].values[live]
+
+
+@dataclass(frozen=True)
+class Completion:
+    """Held-out document completion over several posterior draws."""
+
+    #: ``(n_draws, D, K + 1)``: ``E[theta_d | observed half, draw]`` per draw, over the
+    #: draw's shown topics (largest first, ``NaN``-padded) and, last, all other topics.
+    theta: np.ndarray
+    #: ``(n_draws,)``: mean log predictive per held-out token under each draw.
+    per_draw: np.ndarray
+    #: Mean over held-out tokens of the log of the predictive averaged over the draws.
+    log_predictive: float
+
+
+def complete(
+    idata: az.InferenceData,
+    observed: BagOfWords,
+    heldout: BagOfWords,
+    *,
+    draws: int = 20,
+    seed: int = 0,
+    iter_warmup: int = 20,
+    iter_sampling: int = 50,
+) -> Completion:
+    """Document completion: topic proportions of new documents from their ``observed``
+    words, and the predictive of their ``heldout`` words, over ``draws`` posterior draws.
+
+    For each draw (spread evenly over the chains and draws of the fit), the draw's topics
+    (``phi`` of the ``topics`` group) plus one for all other topics (uniform words, the
+    predictive of a topic no token holds) are fixed, the document prior is
+    ``alpha0 (beta_1, ..., beta_K, 1 - sum beta)`` and ``theta_d`` is estimated by
+    Gibbs sampling of the observed tokens' topics (:func:`bayeswe.kernels.lda_cgs.fold_in`).
+    The held-out token ``w`` of document ``d`` has predictive ``sum_k theta_dk phi_kw``.
+
+    Raises
+    ------
+    ValueError
+        ``observed`` and ``heldout`` differ in documents or vocabulary, or an observed
+        document is empty.
+    """
+    from bayeswe.kernels.lda_cgs import fold_in
+    from bayeswe.samplers.lda_cgs import chain_stream
+
+    topics = _topics(idata)
+    if observed.n_docs != heldout.n_docs or observed.n_words != heldout.n_words:
+        raise ValueError("observed and heldout must hold the same documents and vocabulary")
+    if observed.n_words != topics.sizes["word"]:
+        raise ValueError("the documents' vocabulary is not the fit's")
+    if (observed.doc_lengths == 0).any():
+        raise ValueError("every observed document needs at least one word")
+    doc, word = observed.tokens()
+    tok_ptr = np.concatenate([[0], np.cumsum(observed.doc_lengths)]).astype(np.int64)
+    h_doc, h_word = heldout.tokens()
+    n_chain, n_draw = topics.sizes["chain"], topics.sizes["draw"]
+    picks = np.linspace(0, n_chain * n_draw - 1, min(draws, n_chain * n_draw)).astype(int)
+    V = observed.n_words
+    thetas, probs = [], []
+    for i, flat in enumerate(picks):
+        c, s = divmod(int(flat), n_draw)
+        phi = topics["phi"].values[c, s]
+        live = ~np.isnan(phi).any(axis=-1)
+        beta = topics["beta"].values[c, s][live]
+        alpha0 = float(idata.posterior["alpha0"].values[c, s])
+        phi_wk = np.vstack([phi[live], np.full(V, 1.0 / V)]).T.copy()
+        alpha = alpha0 * np.append(beta, max(1.0 - beta.sum(), 1e-12))
+        theta = fold_in(
+            tok_ptr, word.astype(np.int32), phi_wk, alpha, iter_warmup, iter_sampling,
+            chain_stream(seed, i),
+        )  # fmt: skip
+        probs.append((theta[h_doc] * phi_wk[h_word]).sum(axis=1))
+        full = np.full((observed.n_docs, topics.sizes["topic"] + 1), np.nan)
+        full[:, np.append(np.flatnonzero(live), -1)] = theta
+        thetas.append(full)
+    p = np.array(probs)
+    return Completion(
+        theta=np.array(thetas),
+        per_draw=np.log(p).mean(axis=1),
+        log_predictive=float(np.log(p.mean(axis=0)).mean()),
+    )

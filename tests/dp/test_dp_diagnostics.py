@@ -61,3 +61,28 @@ def test_to_lda_gives_the_fixed_k_lda_of_a_draw(fit) -> None:
     assert np.allclose(phi.sum(axis=1), 1.0)
     alpha0 = float(idata.posterior["alpha0"].values[1, -1])
     assert lda.alpha_vector().sum() < alpha0 and lda.beta == sim.data.eta
+
+
+def test_document_completion_scores_held_out_words_over_several_draws(fit) -> None:
+    from bayeswe.corpus import BagOfWords
+    from bayeswe.dp.diagnostics import complete
+
+    sim, idata = fit
+    rng = np.random.default_rng(4)
+    vocab = sim.data.corpus.vocabulary
+    halves = []
+    for _ in range(2):  # both halves of 10 new documents from the true model
+        docs = []
+        for d in range(10):
+            topic = rng.choice(sim.phi.shape[0], size=15, p=sim.theta[d])
+            docs.append(np.array([rng.choice(30, p=sim.phi[k]) for k in topic]))
+        halves.append(docs)
+    observed = BagOfWords.from_token_ids(halves[0], vocab)
+    heldout = BagOfWords.from_token_ids(halves[1], vocab)
+    out = complete(idata, observed, heldout, draws=5, seed=1)
+    assert out.theta.shape[:2] == (5, 10) and out.per_draw.shape == (5,)
+    assert np.allclose(np.nansum(out.theta, axis=-1), 1.0)
+    assert out.log_predictive > -np.log(30) + 0.3  # far better than uniform words
+    assert out.log_predictive >= out.per_draw.mean()  # Jensen: averaging draws helps
+    with pytest.raises(ValueError, match="same documents"):
+        complete(idata, observed, heldout.subset([0, 1]))
