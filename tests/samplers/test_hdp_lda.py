@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+
+import arviz as az
 import hdp_geweke as geweke  # noqa: I001 (tests/samplers helper)
 import numpy as np
 import pytest
@@ -124,6 +128,87 @@ def test_geweke_test_fails_a_sampler_with_one_table_per_document_and_topic(resam
     sc = geweke.successive_conditional(design, 8000, seed=6, sampler=geweke.minimal_path_step)
     scores = geweke.z_scores(mc, sc)
     assert max(abs(z) for z in scores.values()) > 8, scores
+
+
+# ----------------------------------------------------------------- exact tiny case
+
+
+def _partitions(n: int):
+    if n == 0:
+        yield []
+        return
+    for p in _partitions(n - 1):
+        for i in range(len(p)):
+            yield p[:i] + [p[i] + [n - 1]] + p[i + 1 :]
+        yield p + [[n - 1]]
+
+
+def _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s) -> float:
+    """The Chinese restaurant franchise's probability of a partition of the tokens into
+    topics, summed over the table counts (Teh et al. 2006, eqs. 38 and 40)."""
+    K = len(blocks)
+    n_dk = np.zeros((len(lengths), K), dtype=int)
+    for k, block in enumerate(blocks):
+        for i in block:
+            n_dk[doc[i], k] += 1
+    total = -np.inf
+    for ms in itertools.product(*[range(1, n + 1) if n else range(1) for n in n_dk.ravel()]):
+        m = np.array(ms).reshape(n_dk.shape)
+        lp = sum(math.lgamma(alpha0) - math.lgamma(alpha0 + n) for n in lengths)
+        lp += float((log_s[n_dk, m] + m * math.log(alpha0))[n_dk > 0].sum())
+        m_k = m.sum(axis=0)
+        lp += K * math.log(gamma) + math.lgamma(gamma) - math.lgamma(gamma + m_k.sum())
+        lp += sum(math.lgamma(x) for x in m_k)
+        total = np.logaddexp(total, lp)
+    return total
+
+
+def test_the_number_of_topics_matches_the_enumerated_posterior() -> None:
+    """2 documents of 4 and 3 tokens: all 877 partitions of the tokens enumerated."""
+    lengths, words, V, eta, alpha0, gamma = (
+        [4, 3],
+        np.array([0, 0, 1, 2, 2, 2, 1]),
+        3,
+        0.5,
+        1.3,
+        0.7,
+    )
+    N = words.size
+    doc = np.repeat([0, 1], lengths)
+    s = np.zeros((N + 1, N + 1))
+    s[0, 0] = 1
+    for i in range(1, N + 1):
+        for m in range(1, i + 1):
+            s[i, m] = s[i - 1, m - 1] + (i - 1) * s[i - 1, m]  # unsigned Stirling numbers
+    with np.errstate(divide="ignore"):
+        log_s = np.log(s)
+    log_post, K = [], []
+    for blocks in _partitions(N):
+        z = np.empty(N, dtype=int)
+        for k, block in enumerate(blocks):
+            z[block] = k
+        log_post.append(
+            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s)
+            + log_p_words(z, words, V, eta)
+        )
+        K.append(len(blocks))
+    w = np.exp(np.array(log_post) - max(log_post))
+    w /= w.sum()
+    exact = float(w @ np.array(K))
+    problem = geweke.problem(
+        geweke.Design(doc_lengths=tuple(lengths), n_words=V, eta=eta, alpha0=alpha0, gamma=gamma),
+        words,
+    )
+    draws = []
+    for chain in range(4):
+        state = hdp.init_state(problem, seed=3, chain=chain, initial_topics=1)
+        for t in range(10500):
+            hdp.step(problem, state)
+            if t >= 500:
+                draws.append(state.n_topics)
+    draws = np.array(draws, dtype=float).reshape(4, -1)
+    mcse = float(np.asarray(az.mcse(draws)).squeeze())
+    assert abs(draws.mean() - exact) < 4 * mcse, (draws.mean(), exact, mcse)
 
 
 # ----------------------------------------------------------------- the user function
