@@ -87,7 +87,8 @@ SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
         "lda",
         "gaussian_lda",
         "dp_mixture",
-    ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, .gaussian_lda, .dp_mixture
+        "hdp_lda",
+    ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, .gaussian_lda, .dp_mixture, .hdp_lda
     "alias-mh": ("gaussian_lda",),
     "cavi": ("lda",),  # mean-field VI by coordinate ascent: bayeswe.samplers.lda_vi
     "svi": ("lda",),  # stochastic VI: bayeswe.samplers.lda_vi
@@ -135,7 +136,10 @@ def fit(
         which returns the same names, dims and coords as NUTS.
         ``"cgs"``: collapsed Gibbs for ``lda`` with an :class:`~bayeswe.lda.LDAData`
         (:func:`bayeswe.samplers.lda_cgs.sample_cgs`; options in
-        :class:`~bayeswe.samplers.lda_cgs.CGSArgs`).
+        :class:`~bayeswe.samplers.lda_cgs.CGSArgs`); for ``hdp_lda`` with an
+        :class:`~bayeswe.dp.HDPLDAData`, the direct-assignment sampler
+        (:func:`bayeswe.samplers.hdp_lda.sample_hdp_lda`; options in
+        :class:`~bayeswe.samplers.hdp_lda.HDPArgs`).
         ``"cavi"``: mean-field VI for ``lda`` with an :class:`~bayeswe.lda.LDAData`
         (:func:`bayeswe.samplers.lda_vi.sample_cavi`; options in
         :class:`~bayeswe.samplers.lda_vi.CAVIArgs`), draws from ``q``; ``"svi"``: its
@@ -258,6 +262,18 @@ def _fit_sampler(
         idata = run_lda(data, seed=seed, chains=chains, **options)
         for target in _attr_targets(idata):
             target.attrs["options"] = to_json({k: v for k, v in options.items() if v is not None})
+            target.attrs["bayeswe_version"] = __version__
+        return idata
+    if name == "hdp_lda":
+        # HDP-LDA's direct-assignment sampler (bayeswe.samplers.hdp_lda) takes an
+        # HDPLDAData (or an LDAData or a bag of words), no Stan declaration.
+        from bayeswe.samplers.hdp_lda import sample_hdp_lda
+
+        idata = sample_hdp_lda(data, seed=seed, chains=chains, **options)
+        for target in _attr_targets(idata):
+            target.attrs["options"] = to_json(
+                {k: v for k, v in options.items() if v is not None and k != "callback"}
+            )
             target.attrs["bayeswe_version"] = __version__
         return idata
     if name == "gaussian_lda":

@@ -22,6 +22,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.lda",
         "LDA collapsed Gibbs vs tomotopy, lda, gensim, scikit-learn (tokens/s)",
     ),
+    "hdp": (
+        "bayeswe.bench.hdp",
+        "HDP-LDA collapsed Gibbs vs tomotopy HDPModel (tokens/s)",
+    ),
     "pg-gibbs": (
         "bayeswe.bench.pg_gibbs",
         "PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time",

@@ -512,6 +512,76 @@ def dp_replication(
 
 # ----------------------------------------------------------------------------- registry
 
+# --------------------------------------------------------------------------- HDP-LDA
+
+HDP_DOCS, HDP_DOC_LENGTH, HDP_WORDS, HDP_ETA = 4, 6, 5, 0.4
+HDP_ALPHA0, HDP_GAMMA = 1.5, 0.8
+#: Gamma priors (shape, rate) of alpha0 and gamma when they are resampled (same means).
+HDP_ALPHA0_PRIOR, HDP_GAMMA_PRIOR = (3.0, 2.0), (2.0, 2.5)
+HDP_STATS = ("n_topics", "n_tables", "log_p_w_given_z", "sum_n_k_squared", "sum_n_dk_squared")
+
+
+def _hdp_statistics(z: NDArray, words: NDArray, m_total: int) -> list[float]:
+    from bayeswe.dp.crf import log_p_words
+
+    _, n_k = np.unique(z, return_counts=True)
+    _, n_dk = np.unique(
+        np.repeat(np.arange(HDP_DOCS), HDP_DOC_LENGTH) * (int(z.max()) + 1) + z,
+        return_counts=True,
+    )
+    return [
+        float(n_k.size),
+        float(m_total),
+        log_p_words(z, words, HDP_WORDS, HDP_ETA),
+        float((n_k.astype(np.int64) ** 2).sum()),
+        float((n_dk.astype(np.int64) ** 2).sum()),
+    ]
+
+
+def _hdp_lda(
+    resample: bool, step: Callable[..., Any] | None = None
+) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    """``step``: the sweep to calibrate (default :func:`bayeswe.samplers.hdp_lda.step`)."""
+
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.dp.crf import crf_draw, words_given_topics
+        from bayeswe.kernels.hdp_structs import Corpus
+        from bayeswe.samplers import hdp_lda as hdp
+
+        sweep = hdp.step if step is None else step
+        alpha0, gamma = HDP_ALPHA0, HDP_GAMMA
+        if resample:
+            alpha0 = rng.gamma(HDP_ALPHA0_PRIOR[0], 1 / HDP_ALPHA0_PRIOR[1])
+            gamma = rng.gamma(HDP_GAMMA_PRIOR[0], 1 / HDP_GAMMA_PRIOR[1])
+        lengths = np.full(HDP_DOCS, HDP_DOC_LENGTH)
+        truth = crf_draw(lengths, alpha0, gamma, rng)
+        words = words_given_topics(truth.z, HDP_WORDS, HDP_ETA, rng)
+        g = rng.gamma(np.append(truth.m_k, gamma).astype(float))  # beta | m (eq. 36)
+        tok_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        problem = hdp.HDPProblem(
+            corpus=Corpus(tok_ptr, words), doc_len=lengths, n_docs=HDP_DOCS,
+            n_words=HDP_WORDS, eta=HDP_ETA, alpha0=HDP_ALPHA0, gamma=HDP_GAMMA, display=1,
+            resample=resample, alpha0_prior=HDP_ALPHA0_PRIOR, gamma_prior=HDP_GAMMA_PRIOR,
+        )  # fmt: skip
+        state = hdp.state_from_assignments(
+            problem, truth.z, g[:-1] / g.sum(), g[-1] / g.sum(),
+            rng_state=hdp.chain_stream(seed, 0), alpha0=alpha0, gamma=gamma,
+        )  # fmt: skip
+        extra = [alpha0, gamma] if resample else []
+        true_stats = np.array(_hdp_statistics(truth.z, words, truth.n_tables) + extra)
+        draws = np.empty((N_DRAWS, true_stats.size))
+        for _ in range(TOPIC_WARMUP):
+            sweep(problem, state)
+        for i in range(N_DRAWS):
+            for _ in range(TOPIC_THIN):
+                sweep(problem, state)
+            extra = [state.alpha0, state.gamma] if resample else []
+            draws[i] = _hdp_statistics(state.counts.z, words, state.n_tables) + extra
+        return rank_of(true_stats, draws, rng)
+
+    return run
+
+
 _SGNS_DESIGN = (
     f"identified SGNS, V={SGNS_V}, K={SGNS_K}, prior sd lambda={SGNS_LAMBDA}, context "
     f"vectors of words {SGNS_FIXED.tolist()} fixed; all {SGNS_V**2} (target, context) pairs "
@@ -534,6 +604,17 @@ _DP_DESIGN = (
     f"Neal's algorithm 3 + 3 SAMS split-merge proposals + Escobar-West alpha per sweep; "
     f"chain started at the true z and alpha, {DP_WARMUP} sweeps discarded, every "
     f"{DP_THIN}th kept; label-free statistics of (z, alpha)"
+)
+_HDP_DESIGN = (
+    f"HDP-LDA, {HDP_DOCS} documents x {HDP_DOC_LENGTH} tokens, V={HDP_WORDS}, eta={HDP_ETA}; "
+    f"topics from the Chinese restaurant franchise; chain started at the true z and "
+    f"beta | m, {TOPIC_WARMUP} sweeps discarded, every {TOPIC_THIN}th kept; label-free "
+    "statistics of z and the table counts"
+)
+_HDP_FIXED = f"; alpha0={HDP_ALPHA0}, gamma={HDP_GAMMA} fixed"
+_HDP_RESAMPLED = (
+    f"; alpha0 ~ Gamma{HDP_ALPHA0_PRIOR}, gamma ~ Gamma{HDP_GAMMA_PRIOR} (shape, rate), "
+    "resampled every sweep and ranked"
 )
 #: alias-MH whose proposal never changes after a word's first table (an exact MH step)
 _FROZEN: dict[str, Any] = {"scan": "document", "rebuild_every": 10**9, "fresh_doc": False}
@@ -603,6 +684,16 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
     "dp-mixture-cgs": (
         SBCCase("dp-mixture-cgs", _DP_DESIGN, DP_STATS, {"split_merge": 3}),
         dp_replication(),
+    ),
+    "hdp-lda-cgs": (SBCCase("hdp-lda-cgs", _HDP_DESIGN + _HDP_FIXED, HDP_STATS), _hdp_lda(False)),
+    "hdp-lda-cgs-resample": (
+        SBCCase(
+            "hdp-lda-cgs-resample",
+            _HDP_DESIGN + _HDP_RESAMPLED,
+            (*HDP_STATS, "alpha0", "gamma"),
+            {"resample_concentrations": True},
+        ),  # fmt: skip
+        _hdp_lda(True),
     ),
     "advi-meanfield": (
         SBCCase(

@@ -27,6 +27,12 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "tokens_per_s_ratio_vs_tomotopy_nyt_k200",
         "stan_grad_speedup_vs_users_guide",
     },
+    "hdp": {
+        "tokens_per_s_ratio_vs_tomotopy_hdp",
+        "tokens_per_s_ratio_vs_tomotopy_hdp_k300",
+        "live_topics",
+        "ratios",
+    },
     "gaussian-lda-alias-kernel": {
         "tokens",
         "sweeps",

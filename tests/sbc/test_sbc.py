@@ -7,6 +7,7 @@ documentation; here every exact sampler gets 200 replications, tested at family 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -79,6 +80,8 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "glda-alias-mh-document",
         "glda-alias-mh-frozen",
         "dp-mixture-cgs",
+        "hdp-lda-cgs",
+        "hdp-lda-cgs-resample",
     ],
 )
 def test_exact_samplers_are_calibrated(sampler: str) -> None:
@@ -135,6 +138,23 @@ def test_dp_mixture_with_a_wrong_alpha_update_fails(update, monkeypatch) -> None
     )
     result = run_sbc(name, replications=REPS, seed=SEED)  # in this process: workers=1
     assert result.test.family_p_value < 1e-4, result.test.p_values
+
+
+@pytest.mark.parametrize("resample", [False, True])
+def test_a_wrong_hdp_lda_sampler_fails(resample: bool, monkeypatch) -> None:
+    """One table per (document, topic) instead of eq. (40)'s table counts
+    (``hdp_faulty.minimal_path_step``, a test-only sweep) is caught at 200 replications."""
+    import hdp_faulty
+
+    from bayeswe.sbc import cases
+
+    name = "hdp-lda-cgs-resample" if resample else "hdp-lda-cgs"
+    case = cases.CASES[name][0]
+    wrong = dataclasses.replace(case, name=name + "-minimal-path")
+    run = cases._hdp_lda(resample, step=hdp_faulty.minimal_path_step)
+    monkeypatch.setitem(cases.BROKEN, wrong.name, (wrong, run))
+    result = run_sbc(wrong.name, replications=200, seed=SEED)
+    assert result.test.family_p_value < 1e-4
 
 
 def test_ranks_do_not_depend_on_the_number_of_workers() -> None:

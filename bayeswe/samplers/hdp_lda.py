@@ -1,0 +1,691 @@
+"""Collapsed Gibbs sampling for HDP-LDA: ``bayeswe.fit("hdp_lda", data, method="cgs")``.
+
+The direct-assignment sampler of Teh, Jordan, Beal and Blei (2006, section 5.3), whose
+kernels are :mod:`bayeswe.kernels.hdp_lda`: topic indicators with the topics integrated
+out, top-level weights ``beta`` over the represented topics and the rest, table counts
+by auxiliary variables, topics created and removed as tokens move. The number of topics
+is not fixed: the arrays hold a capacity of topic slots that doubles when a new topic
+finds none free. ``alpha0`` and ``gamma`` are fixed at the data's values (as in the
+Stan twin ``models/hdp_lda.stan``) or, with ``resample_concentrations=True``,
+resampled every sweep under Gamma priors.
+
+A chain is an :class:`HDPState` advanced in place by :func:`step`; :class:`HDPSampler`
+puts it on the protocol of :mod:`bayeswe.samplers.driver` and :func:`sample_hdp_lda`
+runs it (chains in parallel threads, checkpoint and resume).
+
+What a draw keeps. Topic labels mean nothing across draws or chains (label switching;
+topics are born and die), so the diagnosable values are label-free scalars, in
+``posterior``: ``n_topics`` (represented topics), ``n_tables`` (``m_..``),
+``alpha0``, ``gamma``, ``beta_u`` (the weight of all unrepresented topics), and
+``sample_stats.lp``. Topic arrays go to their own group, ``topics``, for display only:
+the ``truncation`` largest topics of each draw, largest first, padded (``NaN``, 0) to
+the largest number of topics seen.
+
+Random streams: chain ``c`` owns the xoshiro256+ stream
+:func:`bayeswe.samplers.lda_cgs.chain_stream` ``(seed, c)``; the draws depend on the
+seed and the options only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import arviz as az
+import numpy as np
+
+from bayeswe.corpus import BagOfWords
+from bayeswe.dp.data import DPDataError, HDPLDAData
+from bayeswe.kernels import hdp_lda as kern
+from bayeswe.kernels.hdp_structs import Corpus, Counts, Topics, WordLists
+from bayeswe.kernels.lda_cgs import counts_from_assignments, init_assignments
+from bayeswe.kernels.topic_lists import fill_topic_lists
+from bayeswe.lda.data import COORDS_KEY, LDAData
+from bayeswe.options import build_options, check_bool, check_int
+from bayeswe.progress import resolve as progress_resolve
+from bayeswe.samplers.lda_cgs import chain_stream
+
+__all__ = [
+    "HDPArgs",
+    "HDPInfo",
+    "HDPProblem",
+    "HDPSampler",
+    "HDPState",
+    "as_hdp_data",
+    "check_state",
+    "init_state",
+    "log_joint",
+    "sample_hdp_lda",
+    "state_from_assignments",
+    "step",
+    "topic_summary",
+]
+
+#: Smallest capacity (topic slots) a chain starts with.
+MIN_CAPACITY = 16
+
+
+def _check_prior(name: str, value: Any) -> None:
+    if value is None:
+        return
+    try:
+        shape, rate = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a pair (shape, rate), got {value!r}") from None
+    if not (np.isfinite(shape) and np.isfinite(rate) and shape > 0 and rate > 0):
+        raise ValueError(f"{name} must be two positive numbers (shape, rate), got {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HDPArgs:
+    """Options of ``method="cgs"`` for ``hdp_lda``; ``None`` means the default given here.
+
+    Attributes
+    ----------
+    iter_warmup, iter_sampling, thin
+        As cmdstanpy (defaults 500, 1000, 10): ``ceil(iter_sampling / thin)`` draws kept.
+    resample_concentrations
+        Resample ``alpha0`` and ``gamma`` every sweep (default ``False``: fixed at the
+        data's values, as the Stan twin).
+    alpha0_prior, gamma_prior
+        Gamma priors ``(shape, rate)`` of ``alpha0`` and ``gamma`` when resampled
+        (default ``(1, 1)`` each); the data's values are the starting values.
+    initial_topics
+        Topics of the start: tokens spread uniformly at random over them (default 1).
+    keep_topics
+        Record the topic arrays of every kept draw (group ``topics``; default ``True``).
+    parallel_chains, threads_per_chain, checkpoint, checkpoint_every, callback, show_progress
+        As :class:`bayeswe.samplers.lda_cgs.CGSArgs` (one thread per chain: the sweep is
+        sequential).
+    """
+
+    iter_warmup: int | None = None
+    iter_sampling: int | None = None
+    thin: int | None = None
+    resample_concentrations: bool | None = None
+    alpha0_prior: tuple[float, float] | None = None
+    gamma_prior: tuple[float, float] | None = None
+    initial_topics: int | None = None
+    keep_topics: bool | None = None
+    parallel_chains: int | None = None
+    threads_per_chain: int | None = None
+    checkpoint: str | os.PathLike[str] | None = None
+    checkpoint_every: int | None = None
+    callback: Callable[[int], None] | None = None
+    show_progress: bool | None = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> HDPArgs:
+        """Build and validate (``ValueError`` naming an unknown option or a bad value)."""
+        return build_options(cls, "cgs", options)
+
+    def validate(self) -> None:
+        check_int("iter_warmup", self.iter_warmup, minimum=0)
+        check_int("iter_sampling", self.iter_sampling, minimum=1)
+        check_int("thin", self.thin, minimum=1)
+        check_int("initial_topics", self.initial_topics, minimum=1)
+        check_int("parallel_chains", self.parallel_chains, minimum=1)
+        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
+        check_int("checkpoint_every", self.checkpoint_every, minimum=1)
+        check_bool("resample_concentrations", self.resample_concentrations)
+        check_bool("keep_topics", self.keep_topics)
+        _check_prior("alpha0_prior", self.alpha0_prior)
+        _check_prior("gamma_prior", self.gamma_prior)
+        if self.callback is not None and not callable(self.callback):
+            raise ValueError("callback must be callable")
+        progress_resolve(self.show_progress)
+
+    def get(self, name: str) -> Any:
+        """The option's value, or its default."""
+        value = getattr(self, name)
+        return _DEFAULTS.get(name) if value is None else value
+
+
+_DEFAULTS: dict[str, Any] = {
+    "iter_warmup": 500,
+    "iter_sampling": 1000,
+    "thin": 10,
+    "resample_concentrations": False,
+    "alpha0_prior": (1.0, 1.0),
+    "gamma_prior": (1.0, 1.0),
+    "initial_topics": 1,
+    "keep_topics": True,
+    "checkpoint_every": 100,
+}
+
+
+def as_hdp_data(data: Any) -> HDPLDAData:
+    """``data`` as :class:`HDPLDAData`: itself, an LDA's (:meth:`HDPLDAData.from_lda`),
+    or a :class:`~bayeswe.corpus.BagOfWords` with the default priors and truncation 20."""
+    if isinstance(data, HDPLDAData):
+        return data
+    if isinstance(data, LDAData):
+        return HDPLDAData.from_lda(data)
+    if isinstance(data, BagOfWords):
+        return HDPLDAData(data, truncation=20)
+    raise DPDataError(
+        "hdp_lda's sampler takes an HDPLDAData, an LDAData or a BagOfWords, got "
+        f"{type(data).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class HDPProblem:
+    """Flat token arrays and the fixed settings of one posterior."""
+
+    corpus: Corpus
+    doc_len: np.ndarray  #: int64 (D,)
+    n_docs: int
+    n_words: int
+    eta: float
+    alpha0: float
+    gamma: float
+    #: Topics a draw records for display (the data's truncation).
+    display: int
+    resample: bool
+    alpha0_prior: tuple[float, float]
+    gamma_prior: tuple[float, float]
+
+    @classmethod
+    def from_data(cls, data: HDPLDAData, args: HDPArgs | None = None) -> HDPProblem:
+        args = HDPArgs() if args is None else args
+        doc, word = data.corpus.tokens()
+        tok_ptr = np.zeros(data.n_docs + 1, dtype=np.int64)
+        np.cumsum(data.corpus.doc_lengths, out=tok_ptr[1:])
+        return cls(
+            corpus=Corpus(tok_ptr, np.ascontiguousarray(word, dtype=np.int32)),
+            doc_len=np.diff(tok_ptr),
+            n_docs=data.n_docs,
+            n_words=data.n_words,
+            eta=float(data.eta),
+            alpha0=float(data.alpha0),
+            gamma=float(data.gamma),
+            display=int(data.truncation),
+            resample=bool(args.get("resample_concentrations")),
+            alpha0_prior=tuple(float(v) for v in args.get("alpha0_prior")),
+            gamma_prior=tuple(float(v) for v in args.get("gamma_prior")),
+        )
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.corpus.word.size)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the tokens and priors (checked on resume)."""
+        h = hashlib.sha256()
+        for arr in (self.corpus.tok_ptr, self.corpus.word):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(f"{self.n_words},{self.eta!r},{self.alpha0!r},{self.gamma!r}".encode())
+        return h.hexdigest()
+
+
+@dataclass
+class HDPState:
+    """One chain, updated in place by :func:`step`."""
+
+    counts: Counts
+    lists: WordLists
+    topics: Topics
+    m_k: np.ndarray  #: int64 (C,): tables per topic
+    rng_state: np.ndarray  #: uint64 (4,)
+    alpha0: float
+    gamma: float
+    n_tables: int = 0
+    sweeps_done: int = 0
+
+    @property
+    def capacity(self) -> int:
+        return int(self.counts.n_k.size)
+
+    @property
+    def n_topics(self) -> int:
+        return self.capacity - int(self.topics.n_free[0])
+
+
+def _free_stack(n_k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The free-slot stack of the empty slots, the lowest on top (taken first)."""
+    C = n_k.size
+    empty = np.flatnonzero(n_k == 0)[::-1].astype(np.int32)
+    free = np.zeros(C, dtype=np.int32)
+    free[: empty.size] = empty
+    return free, np.array([empty.size], dtype=np.int64)
+
+
+def state_from_assignments(
+    problem: HDPProblem,
+    z: np.ndarray,
+    beta: np.ndarray,
+    beta_u: float,
+    *,
+    rng_state: np.ndarray,
+    alpha0: float,
+    gamma: float,
+    capacity: int | None = None,
+) -> HDPState:
+    """The state of assignments ``z`` and weights ``beta`` (0 on empty slots), ``beta_u``."""
+    C = max(MIN_CAPACITY, len(beta), int(z.max(initial=0)) + 1, capacity or 0)
+    D, V = problem.n_docs, problem.n_words
+    z = np.ascontiguousarray(z, dtype=np.int32)
+    n_dk = np.zeros((D, C), dtype=np.int32)
+    n_wk = np.zeros((V, C), dtype=np.int32)
+    n_k = np.zeros(C, dtype=np.int64)
+    counts_from_assignments(problem.corpus.tok_ptr, problem.corpus.word, z, n_dk, n_wk, n_k)
+    full = np.zeros(C)
+    full[: len(beta)] = beta
+    full[n_k == 0] = 0.0
+    lists = WordLists(np.zeros((V, C), np.int32), np.zeros((V, C), np.int32), np.zeros(V, np.int32))
+    fill_topic_lists(n_wk, lists.topic, lists.pos, lists.length)
+    topics = Topics(full, np.array([float(beta_u)]), *_free_stack(n_k))
+    return HDPState(
+        counts=Counts(z, n_dk, n_wk, n_k),
+        lists=lists,
+        topics=topics,
+        m_k=np.zeros(C, dtype=np.int64),
+        rng_state=rng_state,
+        alpha0=float(alpha0),
+        gamma=float(gamma),
+    )
+
+
+def init_state(problem: HDPProblem, seed: int, chain: int, initial_topics: int) -> HDPState:
+    """Tokens uniformly over ``initial_topics`` topics; equal weights for them and ``beta_u``."""
+    rng = chain_stream(seed, chain)
+    z = np.empty(problem.n_tokens, dtype=np.int32)
+    init_assignments(z, initial_topics, rng)
+    capacity = MIN_CAPACITY
+    while capacity < 2 * initial_topics:
+        capacity *= 2
+    beta = np.full(initial_topics, 1.0 / (initial_topics + 1))
+    return state_from_assignments(
+        problem,
+        z,
+        beta,
+        1.0 / (initial_topics + 1),
+        rng_state=rng,
+        alpha0=problem.alpha0,
+        gamma=problem.gamma,
+        capacity=capacity,
+    )
+
+
+def _grow(state: HDPState) -> None:
+    """Double the capacity; the new slots go on the free stack, the lowest on top."""
+    C = state.capacity
+    c, lists, t = state.counts, state.lists, state.topics
+
+    def wider(a: np.ndarray) -> np.ndarray:
+        out = np.zeros(a.shape[:-1] + (2 * C,), dtype=a.dtype)
+        out[..., :C] = a
+        return out
+
+    state.counts = Counts(c.z, wider(c.n_dk), wider(c.n_wk), wider(c.n_k))
+    state.lists = WordLists(wider(lists.topic), wider(lists.pos), lists.length)
+    n_free = int(t.n_free[0])
+    free = np.zeros(2 * C, dtype=np.int32)
+    free[:C] = np.arange(2 * C - 1, C - 1, -1)
+    free[C : C + n_free] = t.free[:n_free]
+    state.topics = Topics(wider(t.beta), t.rest, free, np.array([C + n_free], dtype=np.int64))
+    state.m_k = wider(state.m_k)
+
+
+def step(problem: HDPProblem, state: HDPState) -> HDPState:
+    """One sweep (in place): every token, then tables, concentrations and ``beta``."""
+    position, N = 0, problem.n_tokens
+    while True:
+        position = kern.sweep(
+            problem.corpus, state.counts, state.lists, state.topics,
+            state.alpha0, state.gamma, problem.eta, state.rng_state, position,
+        )  # fmt: skip
+        if position >= N:
+            break
+        _grow(state)
+    rng = state.rng_state
+    n_tables = kern.sample_tables(
+        state.counts.n_dk, state.topics.beta, state.alpha0, rng, state.m_k
+    )
+    if problem.resample:
+        a, b = problem.alpha0_prior
+        state.alpha0 = kern.resample_alpha0(state.alpha0, problem.doc_len, n_tables, a, b, rng)
+        a, b = problem.gamma_prior
+        state.gamma = kern.resample_gamma(state.gamma, state.n_topics, n_tables, a, b, rng)
+    kern.sample_beta(state.m_k, state.topics, state.gamma, rng)
+    state.n_tables = n_tables
+    state.sweeps_done += 1
+    return state
+
+
+def log_joint(problem: HDPProblem, state: HDPState) -> float:
+    """The chain's ``lp`` (:func:`bayeswe.kernels.hdp_lda.log_joint`)."""
+    return float(kern.log_joint(state.counts, state.topics.beta, state.alpha0, problem.eta))
+
+
+def topic_summary(problem: HDPProblem, state: HDPState) -> dict[str, np.ndarray]:
+    """The ``display`` largest topics, largest first: ``topic_tokens``, ``beta``, ``phi``.
+
+    Padded with 0 tokens and ``NaN`` weights and word distributions.
+    """
+    T, V, eta = problem.display, problem.n_words, problem.eta
+    n_k = state.counts.n_k
+    live = np.flatnonzero(n_k > 0)
+    order = live[np.argsort(-n_k[live], kind="stable")][:T]
+    tokens = np.zeros(T, dtype=np.int64)
+    beta = np.full(T, np.nan)
+    phi = np.full((T, V), np.nan)
+    n = order.size
+    tokens[:n] = n_k[order]
+    beta[:n] = state.topics.beta[order]
+    phi[:n] = (state.counts.n_wk[:, order].T + eta) / (n_k[order][:, None] + V * eta)
+    return {"topic_tokens": tokens, "beta": beta, "phi": phi}
+
+
+@dataclass(frozen=True)
+class HDPInfo:
+    """What one sweep reports: the log joint (``None`` when neither warm-up nor kept),
+    the display arrays of a kept sweep, and nanoseconds spent in :func:`step`."""
+
+    lp: float | None
+    topics: dict[str, np.ndarray] | None
+    sweep_ns: int
+
+
+_SCALARS = ("n_topics", "n_tables", "alpha0", "gamma", "beta_u")
+
+
+class HDPSampler:
+    """HDP-LDA chains for :func:`bayeswe.samplers.driver.run_chains`."""
+
+    name = "hdp-lda-cgs"
+
+    def __init__(
+        self,
+        problem: HDPProblem,
+        *,
+        seed: int,
+        schedule: Any,
+        initial_topics: int = 1,
+        keep_topics: bool = True,
+    ) -> None:
+        self.problem = problem
+        self.seed = int(seed)
+        self.schedule = schedule
+        self.initial_topics = int(initial_topics)
+        self.keep_topics = bool(keep_topics)
+        T, V = problem.display, problem.n_words
+        self.layout: dict[str, Any] = {"lp": ((), np.float64)}
+        self.layout |= {name: ((), np.float64) for name in _SCALARS}
+        if keep_topics:
+            self.layout |= {
+                "topic_tokens": ((T,), np.int64),
+                "beta": ((T,), np.float64),
+                "phi": ((T, V), np.float64),
+            }
+
+    def init(self, chain: int) -> HDPState:
+        return init_state(self.problem, self.seed, chain, self.initial_topics)
+
+    def step(self, state: HDPState) -> tuple[HDPState, HDPInfo]:
+        t0 = time.perf_counter_ns()
+        step(self.problem, state)
+        ns = time.perf_counter_ns() - t0
+        t = state.sweeps_done - 1
+        kept = self.schedule.kept_index(t) is not None
+        lp = log_joint(self.problem, state) if kept or t < self.schedule.iter_warmup else None
+        topics = topic_summary(self.problem, state) if kept and self.keep_topics else None
+        return state, HDPInfo(lp, topics, ns)
+
+    def record(self, state: HDPState, info: HDPInfo) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "lp": info.lp,
+            "n_topics": state.n_topics,
+            "n_tables": state.n_tables,
+            "alpha0": state.alpha0,
+            "gamma": state.gamma,
+            "beta_u": float(state.topics.rest[0]),
+        }
+        return out | (info.topics or {})
+
+    def lp(self, info: HDPInfo) -> float | None:
+        return info.lp
+
+    def tally(self, info: HDPInfo) -> dict[str, int]:
+        return {"sweep_ns": info.sweep_ns}
+
+    def dump(self, state: HDPState) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        c, t = state.counts, state.topics
+        arrays = {
+            "z": c.z, "n_dk": c.n_dk, "n_wk": c.n_wk, "n_k": c.n_k,
+            "wl_topic": state.lists.topic, "wl_pos": state.lists.pos,
+            "wl_len": state.lists.length, "beta": t.beta, "rest": t.rest, "free": t.free,
+            "n_free": t.n_free, "m_k": state.m_k, "rng_state": state.rng_state,
+        }  # fmt: skip
+        record = {
+            "sweeps_done": int(state.sweeps_done),
+            "alpha0": float(state.alpha0).hex(),
+            "gamma": float(state.gamma).hex(),
+            "n_tables": int(state.n_tables),
+        }
+        return arrays, record
+
+    def load(self, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any]) -> HDPState:
+        a = {name: np.array(value) for name, value in arrays.items()}
+        state = HDPState(
+            counts=Counts(a["z"], a["n_dk"], a["n_wk"], a["n_k"]),
+            lists=WordLists(a["wl_topic"], a["wl_pos"], a["wl_len"]),
+            topics=Topics(a["beta"], a["rest"], a["free"], a["n_free"]),
+            m_k=a["m_k"],
+            rng_state=a["rng_state"],
+            alpha0=float.fromhex(record["alpha0"]),
+            gamma=float.fromhex(record["gamma"]),
+            n_tables=int(record["n_tables"]),
+            sweeps_done=int(record["sweeps_done"]),
+        )
+        check_state(self.problem, state)
+        return state
+
+
+def check_state(problem: HDPProblem, state: HDPState) -> None:
+    """Raise ``ValueError`` unless the state is consistent: dtypes and shapes, counts and
+    word lists that follow from ``z``, weights on exactly the represented slots, the free
+    stack holding exactly the empty slots."""
+    C = state.capacity
+    c, t = state.counts, state.topics
+    D, V, N = problem.n_docs, problem.n_words, problem.n_tokens
+    expected = {
+        "z": (c.z, (N,), np.int32), "n_dk": (c.n_dk, (D, C), np.int32),
+        "n_wk": (c.n_wk, (V, C), np.int32), "n_k": (c.n_k, (C,), np.int64),
+        "wl_topic": (state.lists.topic, (V, C), np.int32),
+        "wl_pos": (state.lists.pos, (V, C), np.int32),
+        "wl_len": (state.lists.length, (V,), np.int32), "beta": (t.beta, (C,), np.float64),
+        "rest": (t.rest, (1,), np.float64), "free": (t.free, (C,), np.int32),
+        "n_free": (t.n_free, (1,), np.int64), "m_k": (state.m_k, (C,), np.int64),
+        "rng_state": (state.rng_state, (4,), np.uint64),
+    }  # fmt: skip
+    for name, (value, shape, dtype) in expected.items():
+        if value.shape != shape or value.dtype != dtype:
+            raise ValueError(f"state array {name} is {value.dtype}{value.shape}; need {shape}")
+    if N and not (0 <= c.z.min() and c.z.max() < C):
+        raise ValueError("topic assignments out of range")
+    ref = state_from_assignments(
+        problem, c.z, t.beta, 0.0, rng_state=state.rng_state, alpha0=1.0, gamma=1.0, capacity=C
+    )
+    for name in ("n_dk", "n_wk", "n_k"):
+        if not np.array_equal(getattr(ref.counts, name), getattr(c, name)):
+            raise ValueError(f"counts {name} do not follow from the assignments")
+    live = c.n_k > 0
+    if not np.array_equal(state.lists.length, ref.lists.length) or not all(
+        np.array_equal(np.sort(state.lists.topic[w, :n]), ref.lists.topic[w, :n])
+        for w, n in enumerate(ref.lists.length)
+    ):
+        raise ValueError("word-topic lists do not match the counts")
+    n_free = int(t.n_free[0])
+    if (
+        not (t.beta[~live] == 0).all()
+        or not (t.beta[live] >= 0).all()
+        or not np.array_equal(np.sort(t.free[:n_free]), np.flatnonzero(~live))
+        or not (0 <= t.rest[0] <= 1)
+        or not state.rng_state.any()
+    ):
+        raise ValueError("top-level weights, free slots or random stream are inconsistent")
+
+
+def _warm_up_compiler() -> None:
+    """Compile the kernels on a two-token problem so that timings exclude compilation."""
+    from bayeswe.corpus import Vocabulary
+
+    bow = BagOfWords.from_token_ids([[0, 1]], Vocabulary(("a", "b")))
+    tiny = HDPProblem.from_data(HDPLDAData(bow, truncation=2), HDPArgs())
+    state = init_state(tiny, 0, 0, 1)
+    step(tiny, state)
+    log_joint(tiny, state)
+    kern.resample_alpha0(1.0, tiny.doc_len, 2, 1.0, 1.0, state.rng_state)
+    kern.resample_gamma(1.0, 1, 2, 1.0, 1.0, state.rng_state)
+
+
+def sample_hdp_lda(
+    data: HDPLDAData | LDAData | BagOfWords,
+    *,
+    seed: int | None = None,
+    chains: int | None = None,
+    **options: Any,
+) -> az.InferenceData:
+    """Sample the HDP-LDA posterior by direct-assignment collapsed Gibbs sampling.
+
+    Parameters
+    ----------
+    data
+        An :class:`~bayeswe.dp.HDPLDAData` (its ``truncation`` only sets how many
+        topics a draw records for display: the sampler is not truncated), or an
+        :class:`~bayeswe.lda.LDAData` or a bag of words (:func:`as_hdp_data`).
+    seed
+        Seed in ``[0, 2**32 - 1]`` (``None``: a random one, recorded in ``attrs``).
+    chains
+        Number of chains (default 4).
+    **options
+        See :class:`HDPArgs`: ``iter_warmup``, ``iter_sampling``, ``thin``,
+        ``resample_concentrations``, ``alpha0_prior``, ``gamma_prior``,
+        ``initial_topics``, ``keep_topics``, ``parallel_chains``, ``threads_per_chain``,
+        ``checkpoint``, ``checkpoint_every``, ``callback``, ``show_progress``.
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior``: ``n_topics``, ``n_tables``, ``alpha0``, ``gamma``, ``beta_u``
+        ``(chain, draw)``, label-free (diagnose these); ``sample_stats.lp``:
+        ``log p(w | z) + log p(z | alpha0 beta)``; ``warmup_sample_stats.lp``;
+        ``topics`` (with ``keep_topics``): ``topic_tokens``, ``beta`` ``(chain, draw,
+        topic)`` and ``phi`` ``(chain, draw, topic, word)``, each draw's largest
+        topics first, for display only (labels switch); ``observed_data`` and
+        ``constant_data`` as the Stan twin's. ``attrs`` as
+        :func:`bayeswe.samplers.lda_cgs.sample_cgs`'s, plus ``max_topics`` (largest
+        number of topics seen) and ``resample_concentrations``.
+
+    Raises
+    ------
+    DPDataError
+        Unusable data.
+    ValueError
+        A bad option or chains, before anything runs.
+    CheckpointError
+        A checkpoint written for other data or settings, corrupt, or in use.
+    """
+    from bayeswe.dp.models import HDP_LDA
+    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
+    from bayeswe.stan.fitting import check_seed
+
+    hdp = as_hdp_data(data)
+    args = HDPArgs.from_options(options)
+    seed = check_seed(seed)
+    chains = 4 if chains is None else chains
+    check_int("chains", chains, minimum=1)
+    chains = int(chains)
+    schedule = Schedule(args.get("iter_warmup"), args.get("iter_sampling"), args.get("thin"))
+    problem = HDPProblem.from_data(hdp, args)
+    _warm_up_compiler()
+    sampler = HDPSampler(
+        problem,
+        seed=seed,
+        schedule=schedule,
+        initial_topics=args.get("initial_topics"),
+        keep_topics=args.get("keep_topics"),
+    )
+    settings = {
+        "resample": problem.resample,
+        "alpha0_prior": list(problem.alpha0_prior),
+        "gamma_prior": list(problem.gamma_prior),
+        "initial_topics": sampler.initial_topics,
+        "keep_topics": sampler.keep_topics,
+        "display": problem.display,
+    }
+    run = run_chains(
+        sampler,
+        chains=chains,
+        schedule=schedule,
+        seed=seed,
+        fingerprint=problem.fingerprint(),
+        settings=settings,
+        options=RunOptions(
+            parallel_chains=args.parallel_chains or min(chains, os.cpu_count() or 1),
+            checkpoint=args.checkpoint,
+            checkpoint_every=args.get("checkpoint_every"),
+            callback=args.callback,
+            show_progress=args.show_progress,
+        ),
+    )
+    return _inference_data(HDP_LDA, hdp, problem, run, schedule, seed, chains)
+
+
+def _inference_data(
+    spec: Any, hdp: HDPLDAData, problem: HDPProblem, run: Any, schedule: Any, seed: int,
+    chains: int,
+) -> az.InferenceData:  # fmt: skip
+    from bayeswe.inference_data import to_inference_data
+
+    draws = run.draws
+    n_topics = np.asarray(draws["n_topics"])
+    max_topics = int(n_topics.max())
+    shown = min(max_topics, problem.display)
+    sweep_time = float(run.totals["sweep_ns"].sum()) / 1e9
+    attrs = {
+        "model": "hdp_lda",
+        "method": "cgs",
+        "seed": seed,
+        "chains": chains,
+        "iter_warmup": schedule.iter_warmup,
+        "iter_sampling": schedule.iter_sampling,
+        "thin": schedule.thin,
+        "parallel_chains": run.parallel_chains,
+        "threads_per_chain": 1,
+        "n_tokens": problem.n_tokens,
+        "wall_time": run.wall_time,
+        "sweep_time": sweep_time,
+        "tokens_per_s": problem.n_tokens * schedule.total * chains / sweep_time
+        if sweep_time > 0
+        else float("nan"),
+        "max_topics": max_topics,
+        "resample_concentrations": problem.resample,
+        "resumed": bool(run.resumed),
+    }
+    data = {**hdp.to_stan(), COORDS_KEY: {**hdp.coords(), "topic": np.arange(shown)}}
+    scalars = {name: np.array(draws[name]) for name in _SCALARS}
+    for name in ("n_topics", "n_tables"):
+        scalars[name] = scalars[name].astype(np.int64)
+    idata = to_inference_data(
+        spec,
+        scalars,
+        data=data,
+        sample_stats={"lp": np.array(draws["lp"])},
+        warmup_sample_stats={"lp": run.warmup_lp} if schedule.iter_warmup else None,
+        attrs=attrs,
+        library=None,
+    )
+    if "phi" in draws:
+        topics = {
+            name: np.array(draws[name])[:, :, :shown] for name in ("topic_tokens", "beta", "phi")
+        }
+        display = to_inference_data(spec, topics, data=data, attrs=attrs, library=None)
+        idata.add_groups({"topics": display.posterior})
+    return idata

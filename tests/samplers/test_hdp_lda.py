@@ -1,0 +1,299 @@
+"""HDP-LDA direct-assignment sampler: bookkeeping, Geweke's joint test, output, errors."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import arviz as az
+import hdp_geweke as geweke  # noqa: I001 (tests/samplers helper)
+import numpy as np
+import pytest
+
+import bayeswe
+from bayeswe.corpus import BagOfWords, Vocabulary
+from bayeswe.dp import HDPLDAData, simulate_hdp_lda
+from bayeswe.dp.crf import crf_draw, log_p_words, words_given_topics
+from bayeswe.lda import LDAData
+from bayeswe.samplers import hdp_lda as hdp
+from bayeswe.samplers.driver import Schedule
+
+
+def _problem(seed: int = 1, **sim) -> hdp.HDPProblem:
+    opts = {"n_docs": 30, "doc_length": 25, "n_words": 20, "seed": seed} | sim
+    return hdp.HDPProblem.from_data(simulate_hdp_lda(**opts).data)
+
+
+# ----------------------------------------------------------------- bookkeeping
+
+
+def test_counts_lists_weights_and_free_slots_stay_exact_over_many_sweeps() -> None:
+    problem = _problem(gamma=5.0, alpha0=5.0)
+    state = hdp.init_state(problem, seed=2, chain=0, initial_topics=3)
+    seen = set()
+    for _ in range(60):
+        hdp.step(problem, state)
+        hdp.check_state(problem, state)  # counts and word lists recomputed from z
+        n_k, m_k = state.counts.n_k, state.m_k
+        docs_with = (state.counts.n_dk > 0).sum(axis=0)
+        assert (m_k >= docs_with).all() and (m_k <= n_k).all()  # 1 <= m_dk <= n_dk
+        assert state.n_tables == m_k.sum()
+        assert state.n_topics == (n_k > 0).sum()
+        assert state.topics.beta.sum() + state.topics.rest[0] == pytest.approx(1.0)
+        seen.add(state.n_topics)
+    assert len(seen) > 1  # topics were created and removed
+
+
+def test_the_capacity_doubles_when_new_topics_need_slots() -> None:
+    problem = _problem(n_docs=40, n_words=60, gamma=1.0)
+    problem = hdp.HDPProblem(**{**problem.__dict__, "gamma": 50.0, "alpha0": 50.0})
+    state = hdp.init_state(problem, seed=3, chain=0, initial_topics=1)
+    assert state.capacity == hdp.MIN_CAPACITY
+    for _ in range(5):
+        hdp.step(problem, state)
+    assert state.n_topics > hdp.MIN_CAPACITY and state.capacity >= 2 * hdp.MIN_CAPACITY
+    hdp.check_state(problem, state)
+
+
+def test_a_state_from_many_initial_topics_loses_the_unneeded_ones() -> None:
+    problem = _problem()
+    state = hdp.init_state(problem, seed=4, chain=0, initial_topics=100)
+    assert state.n_topics > 80
+    for _ in range(100):
+        hdp.step(problem, state)
+    assert state.n_topics < 20
+    hdp.check_state(problem, state)
+
+
+def test_dump_and_load_give_back_the_state_and_refuse_an_inconsistent_one() -> None:
+    problem = _problem()
+    sampler = hdp.HDPSampler(problem, seed=5, schedule=Schedule(2, 2))
+    state = sampler.init(0)
+    for _ in range(3):
+        state, _ = sampler.step(state)
+    arrays, record = sampler.dump(state)
+    back = sampler.load(arrays, record)
+    assert back.alpha0 == state.alpha0 and back.n_tables == state.n_tables
+    sampler.step(back)
+    sampler.step(state)
+    assert np.array_equal(back.counts.z, state.counts.z)
+    bad = dict(arrays, n_k=arrays["n_k"] + 1)
+    with pytest.raises(ValueError, match="n_k"):
+        sampler.load(bad, record)
+    bad = dict(arrays, beta=np.where(arrays["n_k"] > 0, arrays["beta"], 0.5))
+    with pytest.raises(ValueError, match="weights"):
+        sampler.load(bad, record)
+
+
+# ----------------------------------------------------------------- Geweke's test
+
+
+def test_the_crf_draws_and_the_word_urn_are_the_prior() -> None:
+    """Checks of the marginal-conditional simulator itself: E[tables] in a document of n
+    tokens is sum_i alpha0 / (alpha0 + i); the words of one topic are exchangeable."""
+    rng = np.random.default_rng(1)
+    m = np.array([crf_draw(np.array([6]), 1.5, 1e9, rng).n_tables for _ in range(20000)])
+    expected = sum(1.5 / (1.5 + i) for i in range(6))
+    assert abs(m.mean() - expected) / (m.std() / np.sqrt(m.size)) < 4
+    words = np.array([words_given_topics(np.zeros(3, np.int32), 4, 0.5, rng) for _ in range(20000)])
+    assert abs((words[:, 0] == words[:, 2]).mean() - (words[:, 0] == words[:, 1]).mean()) < 0.02
+    assert log_p_words(np.array([0, 0]), np.array([1, 1]), 2, 1.0) == pytest.approx(np.log(1 / 3))
+
+
+def test_geweke_joint_distribution_test_passes_with_fixed_concentrations() -> None:
+    design = geweke.Design()
+    mc = geweke.marginal_conditional(design, 8000, seed=1)
+    sc = geweke.successive_conditional(design, 8000, seed=2)
+    scores = geweke.z_scores(mc, sc)
+    assert set(scores) == {"n_topics", "n_tables", "beta_u", "sum_n_k_squared", "log_p_w_given_z"}
+    assert all(abs(z) < 4 for z in scores.values()), scores
+
+
+@pytest.mark.slow
+def test_geweke_joint_distribution_test_passes_with_resampled_concentrations() -> None:
+    design = geweke.Design(resample=True)
+    mc = geweke.marginal_conditional(design, 20000, seed=3)
+    sc = geweke.successive_conditional(design, 20000, seed=4)
+    scores = geweke.z_scores(mc, sc)
+    assert {"alpha0", "gamma"} <= set(scores)
+    assert all(abs(z) < 4 for z in scores.values()), scores
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("resample", [False, True])
+def test_geweke_test_fails_a_sampler_with_one_table_per_document_and_topic(resample) -> None:
+    """Power: the "minimal path" shortcut for the table counts is caught."""
+    design = geweke.Design(resample=resample)
+    mc = geweke.marginal_conditional(design, 8000, seed=5)
+    sc = geweke.successive_conditional(design, 8000, seed=6, sampler=geweke.minimal_path_step)
+    scores = geweke.z_scores(mc, sc)
+    assert max(abs(z) for z in scores.values()) > 8, scores
+
+
+# ----------------------------------------------------------------- exact tiny case
+
+
+def _partitions(n: int):
+    if n == 0:
+        yield []
+        return
+    for p in _partitions(n - 1):
+        for i in range(len(p)):
+            yield p[:i] + [p[i] + [n - 1]] + p[i + 1 :]
+        yield p + [[n - 1]]
+
+
+def _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s) -> float:
+    """The Chinese restaurant franchise's probability of a partition of the tokens into
+    topics, summed over the table counts (Teh et al. 2006, eqs. 38 and 40)."""
+    K = len(blocks)
+    n_dk = np.zeros((len(lengths), K), dtype=int)
+    for k, block in enumerate(blocks):
+        for i in block:
+            n_dk[doc[i], k] += 1
+    total = -np.inf
+    for ms in itertools.product(*[range(1, n + 1) if n else range(1) for n in n_dk.ravel()]):
+        m = np.array(ms).reshape(n_dk.shape)
+        lp = sum(math.lgamma(alpha0) - math.lgamma(alpha0 + n) for n in lengths)
+        lp += float((log_s[n_dk, m] + m * math.log(alpha0))[n_dk > 0].sum())
+        m_k = m.sum(axis=0)
+        lp += K * math.log(gamma) + math.lgamma(gamma) - math.lgamma(gamma + m_k.sum())
+        lp += sum(math.lgamma(x) for x in m_k)
+        total = np.logaddexp(total, lp)
+    return total
+
+
+def test_the_number_of_topics_matches_the_enumerated_posterior() -> None:
+    """2 documents of 4 and 3 tokens: all 877 partitions of the tokens enumerated."""
+    lengths, words, V, eta, alpha0, gamma = (
+        [4, 3],
+        np.array([0, 0, 1, 2, 2, 2, 1]),
+        3,
+        0.5,
+        1.3,
+        0.7,
+    )
+    N = words.size
+    doc = np.repeat([0, 1], lengths)
+    s = np.zeros((N + 1, N + 1))
+    s[0, 0] = 1
+    for i in range(1, N + 1):
+        for m in range(1, i + 1):
+            s[i, m] = s[i - 1, m - 1] + (i - 1) * s[i - 1, m]  # unsigned Stirling numbers
+    with np.errstate(divide="ignore"):
+        log_s = np.log(s)
+    log_post, K = [], []
+    for blocks in _partitions(N):
+        z = np.empty(N, dtype=int)
+        for k, block in enumerate(blocks):
+            z[block] = k
+        log_post.append(
+            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s)
+            + log_p_words(z, words, V, eta)
+        )
+        K.append(len(blocks))
+    w = np.exp(np.array(log_post) - max(log_post))
+    w /= w.sum()
+    exact = float(w @ np.array(K))
+    problem = geweke.problem(
+        geweke.Design(doc_lengths=tuple(lengths), n_words=V, eta=eta, alpha0=alpha0, gamma=gamma),
+        words,
+    )
+    draws = []
+    for chain in range(4):
+        state = hdp.init_state(problem, seed=3, chain=chain, initial_topics=1)
+        for t in range(10500):
+            hdp.step(problem, state)
+            if t >= 500:
+                draws.append(state.n_topics)
+    draws = np.array(draws, dtype=float).reshape(4, -1)
+    mcse = float(np.asarray(az.mcse(draws)).squeeze())
+    assert abs(draws.mean() - exact) < 4 * mcse, (draws.mean(), exact, mcse)
+
+
+# ----------------------------------------------------------------- the user function
+
+
+def _tiny() -> HDPLDAData:
+    return simulate_hdp_lda(n_docs=10, doc_length=12, n_words=8, truncation=6, seed=2).data
+
+
+def test_the_output_holds_label_free_scalars_and_a_topics_group() -> None:
+    idata = hdp.sample_hdp_lda(_tiny(), seed=1, chains=2, iter_warmup=10, iter_sampling=20, thin=2)
+    post = idata.posterior
+    assert set(post.data_vars) == {"n_topics", "n_tables", "alpha0", "gamma", "beta_u"}
+    assert post["n_topics"].dims == ("chain", "draw") and post.sizes["draw"] == 10
+    assert post["n_topics"].dtype == np.int64 and (post["n_topics"] >= 1).all()
+    assert (post["alpha0"] == 1.0).all()  # fixed, as the Stan twin
+    assert idata.sample_stats["lp"].shape == (2, 10)
+    assert idata.warmup_sample_stats["lp"].shape == (2, 10)
+    topics = idata.topics
+    shown = idata.attrs["max_topics"]
+    assert shown == int(post["n_topics"].max())
+    assert topics["phi"].dims == ("chain", "draw", "topic", "word")
+    assert topics.sizes["topic"] == min(shown, 6) and topics.sizes["word"] == 8
+    tokens = topics["topic_tokens"].values
+    assert (tokens.sum(axis=-1) == 120).all() or shown > 6  # every token, largest first
+    assert (np.diff(tokens, axis=-1) <= 0).all()
+    phi = topics["phi"].values
+    live = tokens > 0
+    assert np.allclose(phi[live].sum(axis=-1), 1.0) and np.isnan(phi[~live]).all()
+    assert list(topics["word"].values) == [f"w{v}" for v in range(8)]
+
+
+def test_resampled_concentrations_move_and_fit_runs_the_sampler() -> None:
+    idata = bayeswe.fit(
+        "hdp_lda", _tiny(), method="cgs", seed=3, chains=1, iter_warmup=5, iter_sampling=20,
+        thin=1, resample_concentrations=True, alpha0_prior=(2.0, 1.0), keep_topics=False,
+    )  # fmt: skip
+    assert idata.attrs["method"] == "cgs" and idata.attrs["model"] == "hdp_lda"
+    assert np.unique(idata.posterior["alpha0"]).size == 20
+    assert np.unique(idata.posterior["gamma"]).size == 20
+    assert "topics" not in idata.groups()
+
+
+def test_an_lda_corpus_is_accepted() -> None:
+    bow = BagOfWords.from_token_ids([[0, 1, 1], [2, 2, 0]], Vocabulary(("a", "b", "c")))
+    for data in (LDAData(bow, n_topics=3), bow):
+        idata = hdp.sample_hdp_lda(data, seed=1, chains=1, iter_warmup=2, iter_sampling=3, thin=1)
+        assert idata.posterior.sizes["draw"] == 3
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"initial_topics": 0}, {"alpha0_prior": (1.0, -1.0)}, {"keep_topics": "yes"}, {"tau": 1}],
+)
+def test_bad_options_fail_before_anything_runs(options) -> None:
+    with pytest.raises(ValueError):
+        hdp.sample_hdp_lda(_tiny(), seed=1, chains=1, iter_sampling=2, **options)
+
+
+def test_bad_data_fail() -> None:
+    with pytest.raises(bayeswe.dp.DPDataError):
+        hdp.sample_hdp_lda({"D": 1}, seed=1)
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_run_resumed_after_the_capacity_grew_equals_the_uninterrupted_run(tmp_path) -> None:
+    data = simulate_hdp_lda(
+        n_docs=30, doc_length=20, n_words=60, truncation=40, alpha0=30.0, gamma=30.0, seed=5
+    ).data
+    run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1}
+    straight = hdp.sample_hdp_lda(data, **run)
+    assert straight.attrs["max_topics"] > hdp.MIN_CAPACITY  # the capacity doubled
+    path = tmp_path / "run.ckpt"
+
+    def stop(done: int) -> None:
+        if done == 7:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        hdp.sample_hdp_lda(data, **run, checkpoint=path, checkpoint_every=2, callback=stop)
+    resumed = hdp.sample_hdp_lda(data, **run, checkpoint=path, checkpoint_every=2)
+    assert resumed.attrs["resumed"]
+    for group in ("posterior", "sample_stats", "warmup_sample_stats", "topics"):
+        for name, value in straight[group].data_vars.items():
+            assert np.array_equal(value.values, resumed[group][name].values, equal_nan=True), name
