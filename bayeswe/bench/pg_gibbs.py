@@ -22,7 +22,8 @@ chains (seeds) side by side, one core each, once the Gibbs runs have finished al
 each chain's seconds per leapfrog step are recorded to show whether they slowed each
 other. ``--no-per-block`` leaves out Algorithm 1. Congress scale:
 V = 5000, K = 100, ~3e6 unique pairs drawn Zipf-like (:func:`_congress`).
-``--quick``: the one setting (100, 5, 5e4, 1), 100 warm-up + 200 kept iterations,
+``--quick``: the one setting (100, 5, 5e4, 1) unless ``--setting`` names others, 100
+warm-up + 200 kept iterations,
 Congress at V = 1000, K = 20, 1e5 pairs, 2 sweeps, the GFLOP/s workload on 32 rows.
 
 **Equal footing.** Both samplers start at the same point, Stan's L-BFGS mode (not
@@ -716,8 +717,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         grid = list(SCALING_GRID)
     elif args.quick:
         grid = [(100, 5, 50_000, 1, "uniform")]
-        congress = (1000, 20, 100_000, 2)
-        warmup, draws = min(warmup, 100), min(draws, 200)
     else:
         grid = [
             (V, K, N, S, "uniform")
@@ -725,6 +724,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for (K, V) in ((20, 200), (10, 200), (5, 100))
             for S in (10, 1)
         ]
+    if args.quick:  # short runs, also on the settings given by --setting
+        congress = (1000, 20, 100_000, 2)
+        warmup, draws = min(warmup, 100), min(draws, 200)
     threads = sorted({min(int(t), numba.config.NUMBA_NUM_THREADS) for t in args.threads.split(",")})
     result: dict[str, Any] = {
         "gibbs_threads": threads,

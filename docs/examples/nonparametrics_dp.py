@@ -13,6 +13,8 @@ idata = bayeswe.fit(
     method="nuts",
     seed=1,
     chains=4,
+    iter_warmup=500,
+    iter_sampling=500,
     inits=initial_values(sim.data, seed=1),
     show_progress=False,
 )
@@ -45,8 +47,8 @@ idata = bayeswe.fit(
     method="nuts",
     seed=1,
     chains=2,
-    iter_warmup=200,
-    iter_sampling=200,
+    iter_warmup=100,
+    iter_sampling=100,
     show_progress=False,
 )
 tokens = idata.posterior["topic_tokens"].values

@@ -173,8 +173,8 @@ def test_nuts_chains_run_side_by_side_give_the_chains_of_a_serial_run(run_bench)
     # --nuts-jobs 2 runs the two seeds' chains at the same time; each chain depends only on
     # its seed, so its draws (here its ESS) are those of the one-at-a-time run
     common = (
-        "--quick", "--no-per-block", "--no-congress", "--threads", "1", "--seeds", "1,2",
-        "--overrelax", "0",
+        "--quick", "--setting", "40,3,5000,1", "--no-per-block", "--no-congress",
+        "--threads", "1", "--seeds", "1,2", "--overrelax", "0",
     )  # fmt: skip
     side_by_side = run_bench("pg-gibbs", *common, "--nuts-jobs", "2")
     serial = run_bench("pg-gibbs", *common)

@@ -93,7 +93,7 @@ def _compare_commands() -> list:
 
 def test_both_compare_tables_are_found():
     assert [p.id for p in _compare_commands()] == [
-        "sgns.md:bayeswe compare sgns --iter-warmup 500 --iter-sampling 500 --quiet",
+        "sgns.md:bayeswe compare sgns --iter-warmup 300 --iter-sampling 300 --quiet",
         "lda.md:bayeswe compare lda --methods cgs,cavi,svi,advi,map --quiet",
     ]
 
