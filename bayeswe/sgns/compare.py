@@ -10,7 +10,8 @@ told otherwise, for the others) or as ``identification`` says. For each method
   ``draws_per_s`` (Table 3);
 * ``median_ess``: median bulk ESS (ArviZ) over the ``V^2`` co-occurrence
   probabilities ``P(w ∧ v)`` (Table 2; a seeded random 2 000 of them when
-  ``V^2 > 2000``: ArviZ computes ESS one cell at a time, about 1 ms each), and ``ess_per_s`` = ``median_ess / wall_s``.
+  ``V^2 > 2000``: ArviZ computes ESS one cell at a time, about 1 ms each), and
+  ``ess_per_s`` = ``median_ess / wall_s``.
   For the approximations (one "chain" of independent draws) it is close to the
   number of draws by construction; for MAP it is undefined;
 * ``rhat_max``: largest R-hat of the free parameters (NUTS with two or more chains);
