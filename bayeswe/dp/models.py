@@ -28,7 +28,7 @@ from bayeswe.lda.data import COORDS_KEY
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
 from bayeswe.options import magnitude_problem
 
-__all__ = ["DP_MIXTURE", "HDP_LDA"]
+__all__ = ["DP_MIXTURE", "DP_MULTINOMIAL", "HDP_LDA"]
 
 
 def _positive_scalars(fields: Mapping[str, Any], names: Sequence[str]) -> str | None:
@@ -101,6 +101,30 @@ DP_MIXTURE: StanModelSpec = register_model(
             "on alpha), indicators summed out"
         ),
     )
+)
+
+#: The data and output dims of a DP mixture of multinomials
+#: (:class:`~bayeswe.dp.DPMultinomialData`; its collapsed Gibbs sampler's output).
+DP_MULTINOMIAL: StanModelSpec = StanModelSpec(
+    name="dp_multinomial",
+    stan_file=MODELS_DIR / "dp_multinomial.stan",
+    data_fields=(
+        DataField("N", "int"),
+        DataField("V", "int"),
+        DataField("T", "int"),
+        DataField("E", "int"),
+        DataField("point", "int", ("E",), dims=("entry",)),
+        DataField("word", "int", ("E",), dims=("entry",)),
+        DataField("count", "int", ("E",), dims=("entry",), observed=True),
+        DataField("alpha_shape", "real"),
+        DataField("alpha_rate", "real"),
+        DataField("beta", "real", ("V",), dims=("category",)),
+    ),
+    dims={"heldout_log_density": ("heldout",)},
+    coords=_coords,
+    description=(
+        "DP mixture of multinomials (Dirichlet-multinomial clusters, gamma prior on alpha)"
+    ),
 )
 
 HDP_LDA: StanModelSpec = register_model(
