@@ -42,7 +42,9 @@ def _log_marginal(x: np.ndarray, beta: np.ndarray = BETA) -> float:
         return 0.0
     c = x.sum(axis=0)
     return float(
-        gammaln(beta.sum()) - gammaln(beta.sum() + c.sum()) + (gammaln(beta + c) - gammaln(beta)).sum()
+        gammaln(beta.sum())
+        - gammaln(beta.sum() + c.sum())
+        + (gammaln(beta + c) - gammaln(beta)).sum()
     )
 
 

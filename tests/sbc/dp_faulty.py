@@ -48,22 +48,25 @@ def escobar_west_no_mixture(problem: Any, state: Any, alpha: float) -> float:
 
 
 @njit(cache=True)
-def _independent_tokens_predictive(prior, cl, k, pts, i):
-    """``sum_v x_v log((beta_v + c_v) / (B + C))``: the point's tokens scored as if
-    independent given the cluster's counts (the predictive of one token raised to the
-    count), instead of the rising-factorial ratio that counts the point's own tokens."""
-    total = math.log(prior.beta_sum + cl.tokens[k])
+def _faulty_predictive(prior, cl, k, pts, i, fault):
+    """A wrong ``log p(x_i | S_k)``. ``fault`` 0: the tokens scored as if independent
+    given the cluster's counts, ``sum_v x_v log((beta_v + c_v) / (B + C))``, instead of
+    the rising-factorial ratio that counts the point's own tokens; 1: the rising
+    factorials without the normalizer ``lgamma(B + C) - lgamma(B + C + L)``."""
+    C = prior.beta_sum + cl.tokens[k]
     out = 0.0
     for e in range(pts.ptr[i], pts.ptr[i + 1]):
-        v = pts.word[e]
-        out += pts.count[e] * (math.log(prior.beta[v] + cl.words[k, v]) - total)
+        a = prior.beta[pts.word[e]] + cl.words[k, pts.word[e]]
+        x = pts.count[e]
+        if fault == 0:
+            out += x * (math.log(a) - math.log(C))
+        else:
+            out += math.lgamma(a + x) - math.lgamma(a)
     return out
 
 
 @njit(cache=True)
-def gibbs_sweep_independent_tokens(prior, cl, pts, z, alpha, rng):
-    """:func:`bayeswe.kernels.dp_multinomial.gibbs_sweep` with the predictive of
-    :func:`_independent_tokens_predictive` (a new cluster: the empty slot's)."""
+def _faulty_sweep(prior, cl, pts, z, alpha, rng, fault):
     N = z.shape[0]
     logp = np.empty(N + 1)
     for i in range(N):
@@ -74,10 +77,21 @@ def gibbs_sweep_independent_tokens(prior, cl, pts, z, alpha, rng):
         K = cl.counts[0]
         for c in range(K):
             s = cl.active[c]
-            logp[c] = math.log(cl.n[s]) + _independent_tokens_predictive(prior, cl, s, pts, i)
-        empty = cl.free[cl.counts[1] - 1]
-        logp[K] = math.log(alpha) + _independent_tokens_predictive(prior, cl, empty, pts, i)
+            logp[c] = math.log(cl.n[s]) + _faulty_predictive(prior, cl, s, pts, i, fault)
+        empty = cl.free[cl.counts[1] - 1]  # a free slot (zero counts): the prior's
+        logp[K] = math.log(alpha) + _faulty_predictive(prior, cl, empty, pts, i, fault)
         c = _draw_log(logp, K + 1, next_double(rng))
         k = mk._open_slot(cl) if c == K else cl.active[c]
         mk.add_point(cl, k, pts, i)
         z[i] = k
+
+
+def gibbs_sweep_independent_tokens(prior, cl, pts, z, alpha, rng) -> None:
+    """:func:`bayeswe.kernels.dp_multinomial.gibbs_sweep` with independent-token scores."""
+    _faulty_sweep(prior, cl, pts, z, alpha, rng, 0)
+
+
+def gibbs_sweep_unnormalized(prior, cl, pts, z, alpha, rng) -> None:
+    """:func:`bayeswe.kernels.dp_multinomial.gibbs_sweep` without the predictive's
+    normalizer (favours large clusters)."""
+    _faulty_sweep(prior, cl, pts, z, alpha, rng, 1)
