@@ -1,10 +1,11 @@
 """Dirichlet-process models: DP mixtures of Gaussians and of multinomials, HDP-LDA.
 
-Importing this package registers the Stan programs ``dp_mixture`` and ``hdp_lda`` with
+Importing this package registers the Stan programs ``dp_mixture``, ``dp_multinomial`` and
+``hdp_lda`` with
 :func:`bayeswe.fit`.
 """
 
-from bayeswe.dp import models  # registers "dp_mixture" and "hdp_lda"
+from bayeswe.dp import models  # registers "dp_mixture", "dp_multinomial" and "hdp_lda"
 from bayeswe.dp.data import DPDataError, DPMixtureData, DPMultinomialData, HDPLDAData
 from bayeswe.dp.inits import initial_values
 from bayeswe.dp.predictive import log_pointwise_predictive, mixture_log_density

@@ -304,6 +304,16 @@ class DPMultinomialData:
             "beta": np.array(self.beta),
         }
 
+    def stan_data_for(self, spec: Any) -> dict[str, Any]:
+        """The data :func:`bayeswe.fit` passes to ``"dp_multinomial"``, coords included."""
+        name = getattr(spec, "name", spec)
+        if name != "dp_multinomial":
+            raise DPDataError(
+                f"a DPMultinomialData is data for 'dp_multinomial' (Stan methods) or "
+                f"'dp_mixture' (method='cgs'), not {name!r}"
+            )
+        return {**self.to_stan(), COORDS_KEY: self.coords()}
+
     def coords(self) -> dict[str, Any]:
         """Coordinates of fits: the categories (the vocabulary's words)."""
         return {"category": list(self.counts.vocabulary.words)}

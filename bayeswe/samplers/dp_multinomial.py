@@ -25,6 +25,7 @@ Random streams: chain ``c`` owns a xoshiro256+ generator seeded from
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import time
@@ -445,7 +446,7 @@ def sample_dp_multinomial(
     }
     stan_data = {**data.to_stan(), COORDS_KEY: data.coords()}
     idata = to_inference_data(
-        DP_MULTINOMIAL,
+        dataclasses.replace(DP_MULTINOMIAL, log_likelihood=()),  # no log_lik: collapsed
         draws,
         data=stan_data,
         sample_stats={"lp": d["lp"]},
