@@ -195,3 +195,36 @@ def test_held_out_density_and_cluster_count_match_the_enumerated_posterior() -> 
     K = idata.posterior["n_clusters"].astype(float)
     mcse = float(az.mcse(az.convert_to_dataset({"K": K.values})).K)
     assert abs(float(K.mean()) - e_k) < 4 * mcse
+
+
+def test_simulation_is_a_function_of_the_seed_and_checks_its_arguments() -> None:
+    a = simulate_dp_multinomial(n_points=30, n_words=6, doc_length=5, seed=9)
+    b = simulate_dp_multinomial(n_points=30, n_words=6, doc_length=5, seed=9)
+    c = simulate_dp_multinomial(n_points=30, n_words=6, doc_length=5, seed=10)
+    assert np.array_equal(a.data.counts.to_dense(), b.data.counts.to_dense())
+    assert np.array_equal(a.labels, b.labels)
+    assert not np.array_equal(a.data.counts.to_dense(), c.data.counts.to_dense())
+    assert (a.data.counts.doc_lengths == 5).all() and a.probabilities.shape == (3, 6)
+    np.testing.assert_allclose(a.probabilities.sum(axis=1), 1.0)
+    with pytest.raises(DPDataError, match="concentration"):
+        simulate_dp_multinomial(n_points=3, concentration=0.0, seed=1)
+    with pytest.raises(DPDataError, match="n_words"):
+        simulate_dp_multinomial(n_points=3, n_words=1, seed=1)
+
+
+def test_held_out_counts_as_an_array_or_a_bag_of_words_are_the_same_points(sim) -> None:
+    dense = sim.data.counts.to_dense()[:4]
+    bow = BagOfWords.from_dense(dense, sim.data.counts.vocabulary)
+    a = dpm.DPMultinomialProblem.from_data(sim.data, heldout=dense)
+    b = dpm.DPMultinomialProblem.from_data(sim.data, heldout=bow)
+    for x, y in zip(a.heldout, b.heldout, strict=True):
+        assert np.array_equal(x, y)
+    assert a.heldout.length.tolist() == [15] * 4
+    small = BagOfWords.from_dense(dense[:, :3], Vocabulary(("a", "b", "c")))
+    with pytest.raises(ValueError, match="heldout must have 12 categories"):
+        dpm.DPMultinomialProblem.from_data(sim.data, heldout=small)
+
+
+def test_the_data_object_names_the_models_it_is_for(sim) -> None:
+    with pytest.raises(DPDataError, match="'dp_multinomial' \\(Stan methods\\) or 'dp_mixture'"):
+        bayeswe.fit("dp_mixture", sim.data, method="nuts", seed=1)
