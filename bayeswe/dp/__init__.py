@@ -1,17 +1,20 @@
-"""Truncated Dirichlet-process models: a DP mixture of Gaussians and HDP-LDA.
+"""Dirichlet-process models: DP mixtures of Gaussians and of multinomials, HDP-LDA.
 
-Importing this package registers the Stan programs ``dp_mixture`` and ``hdp_lda`` with
+Importing this package registers the Stan programs ``dp_mixture``, ``dp_multinomial`` and
+``hdp_lda`` with
 :func:`bayeswe.fit`.
 """
 
-from bayeswe.dp import models  # registers "dp_mixture" and "hdp_lda"
-from bayeswe.dp.data import DPDataError, DPMixtureData, HDPLDAData
+from bayeswe.dp import models  # registers "dp_mixture", "dp_multinomial" and "hdp_lda"
+from bayeswe.dp.data import DPDataError, DPMixtureData, DPMultinomialData, HDPLDAData
 from bayeswe.dp.inits import initial_values
 from bayeswe.dp.predictive import log_pointwise_predictive, mixture_log_density
 from bayeswe.dp.simulate import (
     SimulatedDPMixture,
+    SimulatedDPMultinomial,
     SimulatedHDPLDA,
     simulate_dp_mixture,
+    simulate_dp_multinomial,
     simulate_hdp_lda,
 )
 from bayeswe.dp.stick import StickMoments, stick_posterior_moments
@@ -19,8 +22,10 @@ from bayeswe.dp.stick import StickMoments, stick_posterior_moments
 __all__ = [
     "DPDataError",
     "DPMixtureData",
+    "DPMultinomialData",
     "HDPLDAData",
     "SimulatedDPMixture",
+    "SimulatedDPMultinomial",
     "SimulatedHDPLDA",
     "StickMoments",
     "initial_values",
@@ -28,6 +33,7 @@ __all__ = [
     "mixture_log_density",
     "models",
     "simulate_dp_mixture",
+    "simulate_dp_multinomial",
     "simulate_hdp_lda",
     "stick_posterior_moments",
 ]

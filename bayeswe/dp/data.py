@@ -1,8 +1,10 @@
-"""The data of the truncated Dirichlet-process models: a DP mixture and HDP-LDA.
+"""The data of the truncated Dirichlet-process models: DP mixtures and HDP-LDA.
 
 :class:`DPMixtureData` holds points and the priors of ``models/dp_mixture.stan``;
+:class:`DPMultinomialData` holds count vectors and the priors of a DP mixture of
+Dirichlet-multinomial clusters (``models/dp_multinomial.stan``);
 :class:`HDPLDAData` holds a bag of words and the priors of ``models/hdp_lda.stan``.
-Both check their input when built and raise :class:`DPDataError` (a ``ValueError``)
+All check their input when built and raise :class:`DPDataError` (a ``ValueError``)
 naming the problem, so that nothing reaches Stan that Stan would reject.
 """
 
@@ -14,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from bayeswe.corpus import BagOfWords, CorpusError
+from bayeswe.corpus import BagOfWords, CorpusError, Vocabulary
 from bayeswe.errors import BayesweError
 from bayeswe.lda.data import COORDS_KEY, LDAData
 from bayeswe.options import magnitude_problem
 
-__all__ = ["DPDataError", "DPMixtureData", "HDPLDAData"]
+__all__ = ["DPDataError", "DPMixtureData", "DPMultinomialData", "HDPLDAData"]
 
 
 class DPDataError(BayesweError, ValueError):
@@ -182,6 +184,139 @@ class DPMixtureData:
             "nu0": self.nu0,
             "Psi0": np.array(self.Psi0),
         }
+
+
+@dataclass(frozen=True)
+class DPMultinomialData:
+    """Count vectors, truncation level and priors of a DP mixture of multinomials.
+
+    The model (a DP mixture of unigrams): ``alpha ~ Gamma(alpha_shape, alpha_rate)``,
+    stick-breaking weights, per cluster category probabilities
+    ``phi_k ~ Dirichlet(beta)``, and each point a bag of ``L_i`` categorical tokens
+    drawn from its cluster's ``phi``. The density of a point is that of its token
+    sequence, ``prod_v phi_v^{x_v}``, without the multinomial coefficient (a constant
+    of the data; add ``log L_i! - sum_v log x_v!`` for the density of the count vector).
+
+    A separate class rather than a ``components=`` field of :class:`DPMixtureData`:
+    the two share no observation type and no component prior, so every field of one
+    would be meaningless for the other; the data's class picks the components when
+    ``bayeswe.fit("dp_mixture", data, method="cgs")`` runs.
+
+    Parameters
+    ----------
+    counts
+        A :class:`~bayeswe.corpus.BagOfWords` (documents as points) or an ``(N, V)``
+        array of non-negative integer counts; stored as a ``BagOfWords``. Every point
+        must hold at least one token.
+    truncation
+        Number of clusters ``T >= 1`` kept by the display summaries (and the Stan
+        twin's truncation).
+    alpha_shape, alpha_rate
+        Gamma prior of the concentration ``alpha`` (shape, rate).
+    beta
+        Dirichlet prior of each cluster's category probabilities: a positive number
+        (symmetric) or ``V`` positive numbers; stored as a ``(V,)`` array.
+
+    Raises
+    ------
+    DPDataError
+        Counts that are not non-negative integers, a point without tokens, fewer than
+        two categories, ``truncation < 1``, non-positive or non-finite
+        hyperparameters, a ``beta`` of the wrong length.
+    """
+
+    counts: Any
+    truncation: int
+    alpha_shape: float = 1.0
+    alpha_rate: float = 1.0
+    beta: Any = 0.1
+
+    def __post_init__(self) -> None:
+        bow = self.counts
+        if not isinstance(bow, BagOfWords):
+            try:
+                m = np.asarray(bow)
+                if m.dtype == object or m.ndim != 2:
+                    raise DPDataError(
+                        f"counts must be a BagOfWords or an (N, V) array, got shape {m.shape}"
+                    )
+                vocab = Vocabulary(tuple(f"w{v}" for v in range(m.shape[1])))
+                bow = BagOfWords.from_dense(m, vocab)
+            except CorpusError as err:
+                raise DPDataError(f"counts: {err}") from None
+        if bow.n_docs == 0:
+            raise DPDataError("counts hold no points")
+        if bow.n_words < 2:
+            raise DPDataError(f"counts need at least 2 categories, got {bow.n_words}")
+        lengths = bow.doc_lengths
+        if (lengths == 0).any():
+            bad = int(np.flatnonzero(lengths == 0)[0])
+            raise DPDataError(f"every point needs at least one token (point {bad} has none)")
+        object.__setattr__(self, "counts", bow)
+        object.__setattr__(self, "truncation", _truncation(self.truncation))
+        for name in ("alpha_shape", "alpha_rate"):
+            object.__setattr__(self, name, _positive(name, getattr(self, name)))
+        V = bow.n_words
+        if np.ndim(self.beta) == 0:
+            beta = np.full(V, _positive("beta", self.beta))
+        else:
+            try:
+                beta = np.array(self.beta, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                raise DPDataError(f"beta must be numeric, got {self.beta!r}") from None
+            if beta.shape != (V,):
+                raise DPDataError(f"beta must be a number or {V} numbers, got {beta.shape}")
+            for value in beta:
+                _positive("beta", float(value))
+        object.__setattr__(self, "beta", _frozen(beta))
+
+    @property
+    def n_points(self) -> int:
+        """Number of points N."""
+        return int(self.counts.n_docs)
+
+    @property
+    def n_words(self) -> int:
+        """Number of categories V."""
+        return int(self.counts.n_words)
+
+    def to_stan(self) -> dict[str, Any]:
+        """Data of ``models/dp_multinomial.stan`` (every field documented in the program).
+
+        Returns
+        -------
+        dict
+            ``N``, ``V``, ``T``, ``E`` (stored (point, category) entries), ``point`` and
+            ``word`` (1-based, int64, grouped by point), ``count`` (int64),
+            ``alpha_shape``, ``alpha_rate`` and ``beta`` ``(V,)``.
+        """
+        bow = self.counts
+        return {
+            "N": self.n_points,
+            "V": self.n_words,
+            "T": self.truncation,
+            "E": int(bow.word_ids.size),
+            "point": bow.doc_index().astype(np.int64) + 1,
+            "word": bow.word_ids.astype(np.int64) + 1,
+            "count": bow.counts.astype(np.int64),
+            "alpha_shape": self.alpha_shape,
+            "alpha_rate": self.alpha_rate,
+            "beta": np.array(self.beta),
+        }
+
+    def stan_data_for(self, spec: Any) -> dict[str, Any]:
+        """The data :func:`bayeswe.fit` passes to ``"dp_multinomial"``, coords included."""
+        name = getattr(spec, "name", spec)
+        if name != "dp_multinomial":
+            raise DPDataError(
+                f"a DPMultinomialData is data for 'dp_multinomial' (Stan methods) or "
+                f"'dp_mixture' (method='cgs'), not {name!r}"
+            )
+        return {**self.to_stan(), COORDS_KEY: self.coords()}
+
+    def coords(self) -> dict[str, Any]:
+        """Coordinates of fits: the categories (the vocabulary's words)."""
+        return {"category": list(self.counts.vocabulary.words)}
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,18 @@ gamma prior on the concentration ``alpha``; cluster indicators summed out. Outpu
 the ``leftover`` stick mass, ``occupancy`` ``(component,)`` and ``n_occupied`` from one
 draw of the indicators, and ``log_lik`` ``(point,)`` in the ``log_likelihood`` group.
 
+``dp_multinomial`` (``models/dp_multinomial.stan``): the DP mixture of multinomials
+of :class:`~bayeswe.dp.DPMultinomialData` in the same truncated form, Dirichlet
+components. Outputs: ``alpha``, ``v`` ``(stick,)``, ``phi`` ``(component, category)``,
+``w``, ``leftover``, ``occupancy``, ``n_occupied`` and ``log_lik`` ``(point,)``.
+
 ``hdp_lda`` (``models/hdp_lda.stan``): HDP-LDA truncated at ``T`` topics, on
 ``models/lda.stan``'s aggregated data. Outputs: ``v`` ``(stick,)``, ``beta``
 ``(topic,)``, ``theta_raw``/``theta`` ``(doc, topic)``, ``phi_raw``/``phi``
 ``(topic, word)``, ``leftover``, ``topic_tokens`` ``(topic,)`` and ``n_occupied``.
 
-``bayeswe.fit("dp_mixture", DPMixtureData(...), method=...)`` and
+``bayeswe.fit("dp_mixture", DPMixtureData(...), method=...)``,
+``bayeswe.fit("dp_multinomial", DPMultinomialData(...), method=...)`` and
 ``bayeswe.fit("hdp_lda", HDPLDAData(...), method=...)`` work for every Stan method.
 """
 
@@ -28,7 +34,7 @@ from bayeswe.lda.data import COORDS_KEY
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
 from bayeswe.options import magnitude_problem
 
-__all__ = ["DP_MIXTURE", "HDP_LDA"]
+__all__ = ["DP_MIXTURE", "DP_MULTINOMIAL", "HDP_LDA"]
 
 
 def _positive_scalars(fields: Mapping[str, Any], names: Sequence[str]) -> str | None:
@@ -99,6 +105,54 @@ DP_MIXTURE: StanModelSpec = register_model(
         description=(
             "Truncated stick-breaking DP mixture of Gaussians (NIW components, gamma prior "
             "on alpha), indicators summed out"
+        ),
+    )
+)
+
+
+def _check_dpm(fields: Mapping[str, Any]) -> str | None:
+    """What ``DPMultinomialData`` refuses, for data given as a plain mapping."""
+    if int(fields["T"]) < 1:
+        return f"T must be >= 1, got {fields['T']}"
+    if (problem := _positive_scalars(fields, ("alpha_shape", "alpha_rate"))) is not None:
+        return problem
+    beta = np.asarray(fields["beta"], dtype=float)
+    if not (np.isfinite(beta).all() and (beta > 0).all()):
+        return "beta must be positive and finite"
+    return None
+
+
+DP_MULTINOMIAL: StanModelSpec = register_model(
+    StanModelSpec(
+        name="dp_multinomial",
+        stan_file=MODELS_DIR / "dp_multinomial.stan",
+        data_fields=(
+            DataField("N", "int"),
+            DataField("V", "int"),
+            DataField("T", "int"),
+            DataField("E", "int"),
+            DataField("point", "int", ("E",), dims=("entry",)),
+            DataField("word", "int", ("E",), dims=("entry",)),
+            DataField("count", "int", ("E",), dims=("entry",), observed=True),
+            DataField("alpha_shape", "real"),
+            DataField("alpha_rate", "real"),
+            DataField("beta", "real", ("V",), dims=("category",)),
+        ),
+        dims={
+            "v": ("stick",),
+            "phi": ("component", "category"),
+            "w": ("component",),
+            "occupancy": ("component",),
+            "log_lik": ("point",),
+            # the collapsed sampler's (bayeswe.samplers.dp_multinomial)
+            "heldout_log_density": ("heldout",),
+        },
+        coords=_coords,
+        log_likelihood=("log_lik",),
+        check=_check_dpm,
+        description=(
+            "Truncated stick-breaking DP mixture of multinomials (Dirichlet components, "
+            "gamma prior on alpha), indicators summed out"
         ),
     )
 )

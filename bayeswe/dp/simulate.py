@@ -8,10 +8,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayeswe.corpus import BagOfWords, Vocabulary
-from bayeswe.dp.data import DPDataError, DPMixtureData, HDPLDAData
+from bayeswe.dp.data import DPDataError, DPMixtureData, DPMultinomialData, HDPLDAData
 from bayeswe.options import check_seed
 
-__all__ = ["SimulatedDPMixture", "SimulatedHDPLDA", "simulate_dp_mixture", "simulate_hdp_lda"]
+__all__ = [
+    "SimulatedDPMixture",
+    "SimulatedDPMultinomial",
+    "SimulatedHDPLDA",
+    "simulate_dp_mixture",
+    "simulate_dp_multinomial",
+    "simulate_hdp_lda",
+]
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,75 @@ def _count(name: str, value: int, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise DPDataError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+@dataclass(frozen=True)
+class SimulatedDPMultinomial:
+    """Count vectors from a mixture of multinomials as :class:`DPMultinomialData`, and
+    the truth."""
+
+    data: DPMultinomialData
+    #: True cluster of each point, ``(N,)`` int64 in ``0..K-1``.
+    labels: np.ndarray
+    #: True weights ``(K,)`` and category probabilities ``(K, V)``.
+    weights: np.ndarray
+    probabilities: np.ndarray
+
+    @property
+    def n_clusters(self) -> int:
+        """Number of clusters that hold at least one point."""
+        return int(np.unique(self.labels).size)
+
+
+def simulate_dp_multinomial(
+    *,
+    n_points: int,
+    weights: Sequence[float] = (0.5, 0.3, 0.2),
+    n_words: int = 20,
+    doc_length: int = 30,
+    concentration: float = 0.1,
+    truncation: int = 10,
+    beta: float = 0.1,
+    seed: int,
+) -> SimulatedDPMultinomial:
+    """Count vectors from a mixture of ``len(weights)`` multinomials.
+
+    Cluster ``k`` has weight ``weights[k]`` and category probabilities
+    ``phi_k ~ Dirichlet(concentration)`` (small values: peaked, well-separated
+    clusters); each point draws ``doc_length`` tokens from its cluster's ``phi``.
+
+    Parameters
+    ----------
+    n_points, n_words, doc_length
+        Number of points N, categories V and tokens per point.
+    weights
+        Cluster weights (normalized here).
+    concentration
+        Symmetric Dirichlet parameter the true ``phi_k`` are drawn from.
+    truncation, beta
+        ``T`` and the Dirichlet prior ``beta`` of the returned data.
+    seed
+        Seed of ``numpy.random.default_rng``.
+
+    Raises
+    ------
+    DPDataError
+        Bad counts, weights or concentration.
+    """
+    N = _count("n_points", n_points, 1)
+    V = _count("n_words", n_words, 2)
+    L = _count("doc_length", doc_length, 1)
+    w = _weights(weights)
+    if not (np.isfinite(concentration) and concentration > 0):
+        raise DPDataError(f"concentration must be positive and finite, got {concentration!r}")
+    rng = np.random.default_rng(check_seed("seed", seed, error=DPDataError))
+    # gamma draws with a floor: small concentrations underflow to exact zeros otherwise
+    g = rng.gamma(concentration, size=(w.size, V)) + 1e-300
+    phi = g / g.sum(axis=1, keepdims=True)
+    labels = rng.choice(w.size, size=N, p=w).astype(np.int64)
+    counts = np.stack([rng.multinomial(L, phi[k]) for k in labels])
+    data = DPMultinomialData(counts, truncation=truncation, beta=beta)
+    return SimulatedDPMultinomial(data=data, labels=labels, weights=w, probabilities=phi)
 
 
 def simulate_dp_mixture(

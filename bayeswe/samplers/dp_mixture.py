@@ -39,7 +39,7 @@ from typing import Any
 import arviz as az
 import numpy as np
 
-from bayeswe.dp.data import DPDataError, DPMixtureData
+from bayeswe.dp.data import DPDataError, DPMixtureData, DPMultinomialData
 from bayeswe.kernels import dp_mixture as kern
 from bayeswe.options import build_options, check_choice, check_int
 from bayeswe.progress import resolve as progress_resolve
@@ -91,7 +91,8 @@ class DPMixtureArgs:
         may be left out), or a list of such mappings, one per chain. ``alpha`` starts at
         the prior mean unless given.
     heldout
-        ``(M, P)`` points not in the data: each draw records the log predictive density
+        ``(M, P)`` points not in the data (for multinomial data: an ``(M, V)`` array
+        of counts or a ``BagOfWords``): each draw records the log predictive density
         of each given the partition (``heldout_log_density``) and their sum.
     parallel_chains
         Chains run at the same time, in threads (default ``min(chains, os.cpu_count())``).
@@ -396,7 +397,7 @@ def _spec() -> Any:
 
 
 def sample_dp_mixture(
-    data: DPMixtureData,
+    data: DPMixtureData | DPMultinomialData,
     *,
     chains: int | None = 4,
     seed: int | None = None,
@@ -408,7 +409,9 @@ def sample_dp_mixture(
     ----------
     data
         Points and priors (:class:`~bayeswe.dp.DPMixtureData`; its ``truncation`` only
-        sets how many clusters the display summaries keep).
+        sets how many clusters the display summaries keep). A
+        :class:`~bayeswe.dp.DPMultinomialData` runs
+        :func:`bayeswe.samplers.dp_multinomial.sample_dp_multinomial` instead.
     chains
         Number of chains (default 4).
     seed
@@ -451,9 +454,15 @@ def sample_dp_mixture(
     from bayeswe.options import check_seed
     from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
 
+    if isinstance(data, DPMultinomialData):
+        # the data pick the components: Dirichlet-multinomial clusters
+        from bayeswe.samplers.dp_multinomial import sample_dp_multinomial
+
+        return sample_dp_multinomial(data, chains=chains, seed=seed, **options)
     if not isinstance(data, DPMixtureData):
         raise DPDataError(
-            f"method 'cgs' for dp_mixture takes bayeswe.dp.DPMixtureData, got {type(data).__name__}"
+            "method 'cgs' for dp_mixture takes bayeswe.dp.DPMixtureData or "
+            f"DPMultinomialData, got {type(data).__name__}"
         )
     args = DPMixtureArgs.from_options(options)
     chains = 4 if chains is None else chains

@@ -510,6 +510,96 @@ def dp_replication(
     return run
 
 
+# ------------------------------------------------------- DP mixture of multinomials
+
+DPM_POINTS, DPM_LENGTHS = 10, (1, 6)  # tokens per point uniform on 1..6
+DPM_BETA = np.array([0.3, 0.6, 0.9, 1.2])  # Dirichlet prior of a cluster's probabilities
+DPM_STATS = DP_STATS  # alpha, clusters, log marginal, sum n_k^2, singletons, |cluster of 0|
+
+
+def _dpm_log_marginal(x: NDArray[np.int64]) -> float:
+    """Dirichlet-multinomial marginal of the token sequences of rows ``x``."""
+    c = x.sum(axis=0)
+    b = DPM_BETA
+    return float(
+        gammaln(b.sum()) - gammaln(b.sum() + c.sum()) + (gammaln(b + c) - gammaln(b)).sum()
+    )
+
+
+def dp_multinomial_statistics(x: NDArray[np.int64], z: NDArray[np.int64], alpha: float) -> NDArray:
+    """:data:`DPM_STATS` of a partition, recomputed from ``z`` (labels do not matter)."""
+    labels, sizes = np.unique(z, return_counts=True)
+    return np.array(
+        [
+            alpha,
+            float(labels.size),
+            sum(_dpm_log_marginal(x[z == k]) for k in labels),
+            float(sizes @ sizes),
+            float((sizes == 1).sum()),
+            float((z == z[0]).sum()),
+        ]
+    )
+
+
+def dp_multinomial_replication(
+    gibbs_sweep: Callable[..., Any] | None = None,
+) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    """The DP-multinomial case: ``alpha ~ Gamma(shape, rate)``, ``z`` from the CRP,
+    ``phi_k ~ Dirichlet(beta)``, point lengths uniform, tokens from ``phi_{z_i}``;
+    ``gibbs_sweep`` replaces the production Gibbs pass (power checks, built in the tests).
+    """
+
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.dp import DPMultinomialData
+        from bayeswe.kernels import dp_multinomial as kern
+        from bayeswe.kernels.dp_mixture import sample_alpha
+        from bayeswe.samplers import dp_multinomial as dpm
+
+        alpha = float(rng.gamma(DP_SHAPE, 1.0 / DP_RATE))
+        z = np.zeros(DPM_POINTS, dtype=np.int64)
+        sizes = [1]
+        for i in range(1, DPM_POINTS):
+            p = np.array([*sizes, alpha]) / (i + alpha)
+            k = int(rng.choice(len(p), p=p))
+            if k == len(sizes):
+                sizes.append(0)
+            sizes[k] += 1
+            z[i] = k
+        phi = rng.dirichlet(DPM_BETA, size=len(sizes))
+        lengths = rng.integers(DPM_LENGTHS[0], DPM_LENGTHS[1], size=DPM_POINTS, endpoint=True)
+        x = np.stack([rng.multinomial(lengths[i], phi[z[i]]) for i in range(DPM_POINTS)])
+        data = DPMultinomialData(
+            x, truncation=DPM_POINTS, alpha_shape=DP_SHAPE, alpha_rate=DP_RATE, beta=DPM_BETA
+        )
+        problem = dpm.DPMultinomialProblem.from_data(data)
+        state = dpm.init_state(problem, seed, 0, {"z": z, "alpha": alpha})
+        truth = dp_multinomial_statistics(x, z, alpha)
+        draws = np.empty((N_DRAWS, len(DPM_STATS)))
+
+        def sweep() -> None:
+            if gibbs_sweep is None:
+                dpm.step(problem, state, dpm.SPLIT_MERGE)
+                return
+            p, cl, pts = problem.prior, state.clusters, problem.points
+            gibbs_sweep(p, cl, pts, state.z, state.alpha, state.rng_state)
+            for _ in range(dpm.SPLIT_MERGE):
+                kern.split_merge(p, cl, pts, state.z, state.alpha, state.rng_state,
+                                 state.members, state.side)  # fmt: skip
+            K, pr = int(cl.counts[0]), problem.prior
+            state.alpha = sample_alpha(state.alpha, K, problem.n_points, pr.alpha_shape,
+                                       pr.alpha_rate, state.rng_state)  # fmt: skip
+
+        for _ in range(DP_WARMUP):
+            sweep()
+        for i in range(N_DRAWS):
+            for _ in range(DP_THIN):
+                sweep()
+            draws[i] = dp_multinomial_statistics(x, state.z, state.alpha)
+        return rank_of(truth, draws, rng)
+
+    return run
+
+
 # ----------------------------------------------------------------------------- registry
 
 # --------------------------------------------------------------------------- HDP-LDA
@@ -605,6 +695,13 @@ _DP_DESIGN = (
     f"chain started at the true z and alpha, {DP_WARMUP} sweeps discarded, every "
     f"{DP_THIN}th kept; label-free statistics of (z, alpha)"
 )
+_DPM_DESIGN = (
+    f"DP mixture of multinomials, N={DPM_POINTS} points of {DPM_LENGTHS[0]}-{DPM_LENGTHS[1]} "
+    f"tokens (uniform), V={DPM_BETA.size}, beta={DPM_BETA.tolist()}, alpha ~ "
+    f"Gamma({DP_SHAPE}, rate {DP_RATE}); Neal's algorithm 3 + 3 SAMS split-merge proposals "
+    f"+ Escobar-West alpha per sweep; chain started at the true z and alpha, {DP_WARMUP} "
+    f"sweeps discarded, every {DP_THIN}th kept; label-free statistics of (z, alpha)"
+)
 _HDP_DESIGN = (
     f"HDP-LDA, {HDP_DOCS} documents x {HDP_DOC_LENGTH} tokens, V={HDP_WORDS}, eta={HDP_ETA}; "
     f"topics from the Chinese restaurant franchise; chain started at the true z and "
@@ -684,6 +781,10 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
     "dp-mixture-cgs": (
         SBCCase("dp-mixture-cgs", _DP_DESIGN, DP_STATS, {"split_merge": 3}),
         dp_replication(),
+    ),
+    "dp-multinomial-cgs": (
+        SBCCase("dp-multinomial-cgs", _DPM_DESIGN, DPM_STATS, {"split_merge": 3}),
+        dp_multinomial_replication(),
     ),
     "hdp-lda-cgs": (SBCCase("hdp-lda-cgs", _HDP_DESIGN + _HDP_FIXED, HDP_STATS), _hdp_lda(False)),
     "hdp-lda-cgs-resample": (

@@ -56,6 +56,7 @@ def test_the_pages_show_the_output_of_their_scripts():
         "lda.md:lda_reuters.py",
         "nonparametrics.md:nonparametrics_cgs.py",
         "nonparametrics.md:nonparametrics_dp.py",
+        "nonparametrics.md:nonparametrics_multinomial.py",
         "sgns.md:evaluation.py",
         "sgns.md:sotu.py",
     ]

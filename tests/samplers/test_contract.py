@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import bayeswe
-from bayeswe.dp import simulate_dp_mixture, simulate_hdp_lda
+from bayeswe.dp import simulate_dp_mixture, simulate_dp_multinomial, simulate_hdp_lda
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.lda.simulate import simulate_lda
 
@@ -28,6 +28,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
     glda = simulate_gaussian_lda(n_docs=4, doc_length=6, n_topics=2, dim=2, seed=1)[0]
     dp = simulate_dp_mixture(n_points=30, seed=1).data
     hdp = simulate_hdp_lda(n_docs=6, doc_length=10, n_words=8, truncation=4, seed=1).data
+    dpm = simulate_dp_multinomial(n_points=20, n_words=6, doc_length=8, seed=1).data
     normal = {"N": 3, "y": [1.0, 2.0, 0.5], "sigma": 1.0, "m0": 0.0, "s0": 10.0}
     return {
         "nuts": (STAN_MODELS / "normal_known_sigma.stan", normal, {}),
@@ -36,6 +37,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
         "cgs (gaussian_lda)": ("gaussian_lda", glda, {}),
         "alias-mh": ("gaussian_lda", glda, {}),
         "cgs (dp_mixture)": ("dp_mixture", dp, {"heldout": [[0.0, 0.0], [5.0, -5.0]]}),
+        "cgs (dp_mixture, multinomial)": ("dp_mixture", dpm, {"heldout": [[1, 0, 2, 0, 0, 1]]}),
         "cgs (hdp_lda)": ("hdp_lda", hdp, {"resample_concentrations": True}),
     }
 
@@ -49,6 +51,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
         "cgs (gaussian_lda)",
         "alias-mh",
         "cgs (dp_mixture)",
+        "cgs (dp_mixture, multinomial)",
         "cgs (hdp_lda)",
     ],
 )
@@ -71,6 +74,7 @@ SAMPLERS = [
     "cgs (gaussian_lda)",
     "alias-mh",
     "cgs (dp_mixture)",
+    "cgs (dp_mixture, multinomial)",
     "cgs (hdp_lda)",
 ]
 RUN = {"chains": 2, "iter_warmup": 4, "iter_sampling": 9, "thin": 2}

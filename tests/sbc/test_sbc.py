@@ -80,6 +80,7 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "glda-alias-mh-document",
         "glda-alias-mh-frozen",
         "dp-mixture-cgs",
+        "dp-multinomial-cgs",
         "hdp-lda-cgs",
         "hdp-lda-cgs-resample",
     ],
@@ -137,6 +138,25 @@ def test_dp_mixture_with_a_wrong_alpha_update_fails(update, monkeypatch) -> None
         cases.BROKEN, name, (case, cases.dp_replication(getattr(dp_faulty, update)))
     )
     result = run_sbc(name, replications=REPS, seed=SEED)  # in this process: workers=1
+    assert result.test.family_p_value < 1e-4, result.test.p_values
+
+
+def test_dp_multinomial_with_an_unnormalized_predictive_fails(monkeypatch) -> None:
+    """A Gibbs pass whose predictive lacks ``lgamma(B + C) - lgamma(B + C + L)``
+    (``dp_faulty.gibbs_sweep_unnormalized``, test-only) fails SBC. (A pass scoring a
+    point's tokens as independent given its cluster does not, at 200 replications:
+    family p = 1.0; the enumeration in tests/dp/test_dp_multinomial_kernels.py
+    catches that one.)"""
+    import dp_faulty
+
+    from bayeswe.sbc import cases
+
+    name = "dp-multinomial-cgs-unnormalized"
+    case = cases.SBCCase(name, "DP multinomial, predictive not normalized", cases.DPM_STATS)
+    run = cases.dp_multinomial_replication(dp_faulty.gibbs_sweep_unnormalized)
+    monkeypatch.setitem(cases.BROKEN, name, (case, run))
+    # family p-value 7e-17 at 100 replications: 100 suffice
+    result = run_sbc(name, replications=100, seed=SEED)
     assert result.test.family_p_value < 1e-4, result.test.p_values
 
 
