@@ -49,6 +49,7 @@ __all__ = [
     "VectorCorpus",
     "log_p_z",
     "mixture_log_density",
+    "reset_empty",
     "reset_slot",
     "sweep",
 ]
@@ -84,6 +85,14 @@ def reset_slot(k: int, topics: Topics, prior: Topics) -> None:
     topics.tconst[k] = prior.tconst[0]
     topics.tscale[k] = prior.tscale[0]
     topics.texp[k] = prior.texp[0]
+
+
+@njit(cache=True)
+def reset_empty(n_k: np.ndarray, topics: Topics, prior: Topics) -> None:
+    """Every slot without tokens (``n_k == 0``) set to the prior."""
+    for k in range(n_k.size):
+        if n_k[k] == 0:
+            reset_slot(k, topics, prior)
 
 
 @njit(cache=True, nogil=True)

@@ -264,9 +264,7 @@ class HDPGLDAProblem:
     gamma_prior: tuple[float, float]
 
     @classmethod
-    def from_data(
-        cls, data: HDPGaussianLDAData, args: HDPGLDAArgs | None = None
-    ) -> HDPGLDAProblem:
+    def from_data(cls, data: HDPGaussianLDAData, args: HDPGLDAArgs | None = None) -> HDPGLDAProblem:
         args = HDPGLDAArgs() if args is None else args
         doc, word = data.corpus.tokens()
         word = np.ascontiguousarray(word, dtype=np.int32)
@@ -359,8 +357,7 @@ def _refresh_topics(problem: HDPGLDAProblem, state: HDPGLDAState) -> None:
         problem.glda_corpus, state.assign.z, problem.prior, state.topics, sums
     ):
         raise NonFiniteStateError("a topic's scale matrix is not positive definite")
-    for k in np.flatnonzero(state.assign.n_k == 0):
-        kern.reset_slot(int(k), state.topics, problem.prior_topic)
+    kern.reset_empty(state.assign.n_k, state.topics, problem.prior_topic)
 
 
 def _free_stack(n_k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -405,9 +402,7 @@ def state_from_assignments(
     return state
 
 
-def init_state(
-    problem: HDPGLDAProblem, seed: int, chain: int, initial_topics: int
-) -> HDPGLDAState:
+def init_state(problem: HDPGLDAProblem, seed: int, chain: int, initial_topics: int) -> HDPGLDAState:
     """Tokens uniformly over ``initial_topics`` topics; equal weights for them and ``beta_u``."""
     rng = chain_stream(seed, chain)
     z = np.empty(problem.n_tokens, dtype=np.int32)
@@ -438,8 +433,7 @@ def _grow(problem: HDPGLDAProblem, state: HDPGLDAState) -> None:
 
     state.assign = kern.Assignments(a.z, wider(a.n_dk), wider(a.n_k))
     state.topics = Topics(*(wider(x, 0) for x in state.topics))
-    for k in range(C, 2 * C):
-        kern.reset_slot(k, state.topics, problem.prior_topic)
+    kern.reset_empty(state.assign.n_k, state.topics, problem.prior_topic)
     n_free = int(w.n_free[0])
     free = np.zeros(2 * C, dtype=np.int32)
     free[:C] = np.arange(2 * C - 1, C - 1, -1)
@@ -467,9 +461,7 @@ def step(problem: HDPGLDAProblem, state: HDPGLDAState) -> HDPGLDAState:
     )
     if problem.resample:
         a, b = problem.alpha0_prior
-        state.alpha0 = hdp_kern.resample_alpha0(
-            state.alpha0, problem.doc_len, n_tables, a, b, rng
-        )
+        state.alpha0 = hdp_kern.resample_alpha0(state.alpha0, problem.doc_len, n_tables, a, b, rng)
         a, b = problem.gamma_prior
         state.gamma = hdp_kern.resample_gamma(state.gamma, state.n_topics, n_tables, a, b, rng)
     hdp_kern.sample_beta(state.m_k, state.weights, state.gamma, rng)
