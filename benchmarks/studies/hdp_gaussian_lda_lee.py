@@ -102,7 +102,9 @@ def _words(phi: np.ndarray, vocab, n: int = TOP_N) -> list[list[str]]:
 
 
 def run_hdp(data, args, held_doc, held_word, starts) -> dict:
-    problem = igl.HDPGLDAProblem.from_data(data, igl.HDPGLDAArgs(resample_concentrations=True))
+    problem = igl.HDPGLDAProblem.from_data(
+        data, igl.HDPGLDAArgs(resample_concentrations=args.resample)
+    )
     chains = []
     for chain, k0 in enumerate(starts):
         state = igl.init_state(problem, args.seed, chain, initial_topics=k0)
