@@ -48,10 +48,10 @@ __all__ = [
     "Assignments",
     "VectorCorpus",
     "log_p_z",
-    "mixture_log_density",
     "reset_empty",
     "reset_slot",
     "sweep",
+    "word_log_density",
 ]
 
 
@@ -206,33 +206,11 @@ def log_p_z(n_dk: np.ndarray, beta: np.ndarray, alpha0: float) -> float:
     return total
 
 
-@njit(cache=True, nogil=True)
-def mixture_log_density(
-    x: np.ndarray, topics: Topics, prior: Topics, n_k: np.ndarray, beta: np.ndarray,
-    beta_u: float, out: np.ndarray,
-) -> None:  # fmt: skip
-    """``out[j] = log(sum_k beta_k t_k(x_j) + beta_u t_0(x_j))``: the top-level mixture's
-    predictive density of vectors ``x`` (rows) given the state, represented topics
-    ``n_k > 0`` only."""
-    mu, R, invd, logdet, kappa_k, nu_k, tconst, tscale, texp = topics
-    C = n_k.size
-    dim = x.shape[1]
-    y = np.empty(dim)
-    lw = np.empty(C + 1)
-    for j in range(x.shape[0]):
-        n = 0
-        for k in range(C):
-            if n_k[k] > 0:
-                lw[n] = math.log(beta[k]) + log_t(k, x[j], mu, R, invd, tconst, tscale, texp, y)
-                n += 1
-        lw[n] = math.log(beta_u) + log_t(
-            0, x[j], prior.mu, prior.R, prior.invd, prior.tconst, prior.tscale, prior.texp, y
-        )
-        n += 1
-        m = lw[0]
-        for t in range(1, n):
-            m = max(m, lw[t])
-        s = 0.0
-        for t in range(n):
-            s += math.exp(lw[t] - m)
-        out[j] = m + math.log(s)
+@njit(cache=True)
+def word_log_density(emb: np.ndarray, topics: Topics, slots: np.ndarray, out: np.ndarray) -> None:
+    """``out[j, w] = log t_{slots[j]}(v_w)`` for every word type ``w``."""
+    mu, R, invd, _, _, _, tconst, tscale, texp = topics
+    y = np.empty(emb.shape[1])
+    for j in range(slots.size):
+        for w in range(emb.shape[0]):
+            out[j, w] = log_t(slots[j], emb[w], mu, R, invd, tconst, tscale, texp, y)

@@ -36,7 +36,6 @@ from typing import Any
 
 import arviz as az
 import numpy as np
-from numba import njit
 
 from bayeswe.errors import NonFiniteStateError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
@@ -229,16 +228,6 @@ def _prior_topic(prior: Prior) -> Topics:
     return t
 
 
-@njit(cache=True)
-def _word_log_density(emb: np.ndarray, topics: Topics, slots: np.ndarray, out: np.ndarray) -> None:
-    """``out[j, w] = log t_{slots[j]}(v_w)`` for every word type ``w``."""
-    mu, R, invd, _, _, _, tconst, tscale, texp = topics
-    y = np.empty(emb.shape[1])
-    for j in range(slots.size):
-        for w in range(emb.shape[0]):
-            out[j, w] = glda_common.log_t(slots[j], emb[w], mu, R, invd, tconst, tscale, texp, y)
-
-
 @dataclass(frozen=True)
 class HDPGLDAProblem:
     """Flat token arrays, the vectors and the fixed settings of one posterior."""
@@ -277,7 +266,7 @@ class HDPGLDAProblem:
         )  # fmt: skip
         prior_topic = _prior_topic(prior)
         log_prior_pred = np.empty((1, emb.shape[0]))
-        _word_log_density(emb, prior_topic, np.zeros(1, np.int64), log_prior_pred)
+        kern.word_log_density(emb, prior_topic, np.zeros(1, np.int64), log_prior_pred)
         order = np.argsort(word, kind="stable").astype(np.int64)
         start = np.zeros(data.n_words + 1, dtype=np.int64)
         np.cumsum(np.bincount(word, minlength=data.n_words), out=start[1:])
@@ -513,7 +502,7 @@ def topic_summary(
     beta[:n] = state.weights.beta[order]
     mu[:n] = state.topics.mu[order]
     dens = np.empty((n, problem.n_words))
-    _word_log_density(problem.corpus.emb, state.topics, order, dens)
+    kern.word_log_density(problem.corpus.emb, state.topics, order, dens)
     top[:n] = np.argsort(-dens, axis=1, kind="stable")[:, :n_top]
     return {"topic_tokens": tokens, "beta": beta, "mu": mu, "top_words": top}
 

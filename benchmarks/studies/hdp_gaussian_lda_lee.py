@@ -39,6 +39,7 @@ import bayeswe
 from bayeswe.corpus import ENGLISH_STOPWORDS, BagOfWords, build_vocabulary
 from bayeswe.datasets import load_lee
 from bayeswe.glda import GaussianLDAData, HDPGaussianLDAData, load_glove, restrict_to_glove
+from bayeswe.kernels import hdp_glda as hdp_kern
 from bayeswe.kernels.glda.common import resync_topics
 from bayeswe.kernels.glda.heldout import completion_log_density
 from bayeswe.lda import LDAData
@@ -91,7 +92,7 @@ def _top_by_density(emb: np.ndarray, topics, slots: np.ndarray) -> np.ndarray:
     """(K, V) per-topic distributions over words, ordered as the posterior-predictive
     densities of the words' vectors (a softmax of them: only the order matters)."""
     dens = np.empty((slots.size, emb.shape[0]))
-    igl._word_log_density(emb, topics, slots.astype(np.int64), dens)
+    hdp_kern.word_log_density(emb, topics, slots.astype(np.int64), dens)
     dens -= dens.max(axis=1, keepdims=True)
     p = np.exp(dens)
     return p / p.sum(axis=1, keepdims=True)
