@@ -175,6 +175,12 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/studies/hdp_gaussian_lda_lee.json")
     args = parser.parse_args()
     starts = [int(s) for s in args.starts.split(",")]
+    # the code that runs is the checkout at the start
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                check=False).stdout.strip()  # fmt: skip
+    except OSError:
+        commit = ""
 
     lee = load_lee()
     vocab = build_vocabulary(
@@ -221,11 +227,6 @@ def main() -> None:
         m = np.array(trace["sweep"]) > args.warmup
         return float(np.mean(np.array(trace[key])[m]))
 
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                check=False).stdout.strip()  # fmt: skip
-    except OSError:
-        commit = ""
     results = {
         "study": "infinite Gaussian LDA on Lee with GloVe 6B 50d",
         "command": "python benchmarks/studies/hdp_gaussian_lda_lee.py "
