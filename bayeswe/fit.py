@@ -88,7 +88,9 @@ SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
         "gaussian_lda",
         "dp_mixture",
         "hdp_lda",
-    ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, .gaussian_lda, .dp_mixture, .hdp_lda
+        "hdp_gaussian_lda",
+    ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, .gaussian_lda, .dp_mixture, .hdp_lda,
+    # .hdp_gaussian_lda
     "alias-mh": ("gaussian_lda",),
     "cavi": ("lda",),  # mean-field VI by coordinate ascent: bayeswe.samplers.lda_vi
     "svi": ("lda",),  # stochastic VI: bayeswe.samplers.lda_vi
@@ -139,7 +141,11 @@ def fit(
         :class:`~bayeswe.samplers.lda_cgs.CGSArgs`); for ``hdp_lda`` with an
         :class:`~bayeswe.dp.HDPLDAData`, the direct-assignment sampler
         (:func:`bayeswe.samplers.hdp_lda.sample_hdp_lda`; options in
-        :class:`~bayeswe.samplers.hdp_lda.HDPArgs`).
+        :class:`~bayeswe.samplers.hdp_lda.HDPArgs`); for ``hdp_gaussian_lda`` (infinite
+        Gaussian LDA) with an :class:`~bayeswe.glda.HDPGaussianLDAData`, its
+        direct-assignment sampler
+        (:func:`bayeswe.samplers.hdp_gaussian_lda.sample_hdp_gaussian_lda`; options in
+        :class:`~bayeswe.samplers.hdp_gaussian_lda.HDPGLDAArgs`).
         ``"cavi"``: mean-field VI for ``lda`` with an :class:`~bayeswe.lda.LDAData`
         (:func:`bayeswe.samplers.lda_vi.sample_cavi`; options in
         :class:`~bayeswe.samplers.lda_vi.CAVIArgs`), draws from ``q``; ``"svi"``: its
@@ -270,6 +276,18 @@ def _fit_sampler(
         from bayeswe.samplers.hdp_lda import sample_hdp_lda
 
         idata = sample_hdp_lda(data, seed=seed, chains=chains, **options)
+        for target in _attr_targets(idata):
+            target.attrs["options"] = to_json(
+                {k: v for k, v in options.items() if v is not None and k != "callback"}
+            )
+            target.attrs["bayeswe_version"] = __version__
+        return idata
+    if name == "hdp_gaussian_lda":
+        # infinite Gaussian LDA's sampler (bayeswe.samplers.hdp_gaussian_lda) takes an
+        # HDPGaussianLDAData (or a GaussianLDAData), no Stan declaration.
+        from bayeswe.samplers.hdp_gaussian_lda import sample_hdp_gaussian_lda
+
+        idata = sample_hdp_gaussian_lda(data, seed=seed, chains=chains, **options)
         for target in _attr_targets(idata):
             target.attrs["options"] = to_json(
                 {k: v for k, v in options.items() if v is not None and k != "callback"}

@@ -81,6 +81,11 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "iter_warmup": 500, "iter_sampling": 1000, "thin": 10, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },
+    ("cgs", "hdp_gaussian_lda"): {
+        "chains": 4, "parallel_chains": _CORES, "threads_per_chain": _SERIAL,
+        "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
+        "output_dir": None, "show_progress": _PROCESS,
+    },
     ("cgs", "gaussian_lda"): {
         "chains": 4, "parallel_chains": "min(chains, 2)", "threads_per_chain": _SERIAL,
         "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
@@ -155,6 +160,10 @@ def args_class(method: str, model: str) -> Any:
         from bayeswe.samplers.dp_mixture import DPMixtureArgs
 
         return DPMixtureArgs
+    if (method, model) == ("cgs", "hdp_gaussian_lda"):
+        from bayeswe.samplers.hdp_gaussian_lda import HDPGLDAArgs
+
+        return HDPGLDAArgs
     if (method, model) == ("cgs", "hdp_lda"):
         from bayeswe.samplers.hdp_lda import HDPArgs
 

@@ -8,6 +8,7 @@ from bayeswe.glda.data import (
     restrict_corpus,
     restrict_to_glove,
 )
+from bayeswe.glda.hdp_data import HDPGaussianLDAData
 from bayeswe.glda.models import GAUSSIAN_LDA, fit_gaussian_lda  # registers "gaussian_lda"
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "fit_gaussian_lda",
     "GaussianLDAData",
     "GaussianLDADataError",
+    "HDPGaussianLDAData",
     "glove_words",
     "load_glove",
     "restrict_corpus",

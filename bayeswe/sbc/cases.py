@@ -672,6 +672,78 @@ def _hdp_lda(
     return run
 
 
+# ------------------------------------------------------------ infinite Gaussian LDA
+
+#: Infinite Gaussian LDA's design: HDP-LDA's documents and concentrations, Gaussian LDA's
+#: NIW prior (mu0 = 0), each token its own word type so that the vectors are exact draws.
+HDP_GLDA_STATS = ("n_topics", "n_tables", "log_p_v_given_z", "sum_n_k_squared",
+                  "sum_n_dk_squared")  # fmt: skip
+
+
+def _hdp_glda_statistics(vectors: NDArray, z: NDArray, m_total: int) -> list[float]:
+    """Label-free statistics, computed afresh from ``z`` and the vectors (not from the
+    sampler's factors, so that a draw equal to the truth gives bit-identical values)."""
+    labels, n_k = np.unique(z, return_counts=True)
+    _, n_dk = np.unique(
+        np.repeat(np.arange(HDP_DOCS), HDP_DOC_LENGTH) * (int(z.max()) + 1) + z,
+        return_counts=True,
+    )
+    return [
+        float(n_k.size),
+        float(m_total),
+        sum(_log_marginal_niw(vectors[z == k]) for k in labels),
+        float((n_k.astype(np.int64) ** 2).sum()),
+        float((n_dk.astype(np.int64) ** 2).sum()),
+    ]
+
+
+def _hdp_glda(
+    step: Callable[..., Any] | None = None,
+) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
+    """``step``: the sweep to calibrate (default
+    :func:`bayeswe.samplers.hdp_gaussian_lda.step`)."""
+
+    def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
+        from bayeswe.corpus import BagOfWords, Vocabulary
+        from bayeswe.dp.crf import crf_draw
+        from bayeswe.glda.hdp_data import HDPGaussianLDAData
+        from bayeswe.samplers import hdp_gaussian_lda as igl
+
+        sweep = igl.step if step is None else step
+        lengths = np.full(HDP_DOCS, HDP_DOC_LENGTH)
+        truth = crf_draw(lengths, HDP_ALPHA0, HDP_GAMMA, rng)
+        K, D = truth.n_topics, GLDA_DIM
+        Sigma = stats.invwishart(df=GLDA_NU, scale=GLDA_PSI).rvs(size=K, random_state=rng)
+        Sigma = np.asarray(Sigma).reshape(K, D, D)
+        mu = np.stack([rng.multivariate_normal(np.zeros(D), S / GLDA_KAPPA) for S in Sigma])
+        vectors = np.stack([rng.multivariate_normal(mu[k], Sigma[k]) for k in truth.z])
+        N = vectors.shape[0]
+        vocab = Vocabulary(tuple(f"w{i}" for i in range(N)), np.ones(N, dtype=np.int64))
+        docs = [np.arange(d * HDP_DOC_LENGTH, (d + 1) * HDP_DOC_LENGTH) for d in range(HDP_DOCS)]
+        data = HDPGaussianLDAData(
+            BagOfWords.from_token_ids(docs, vocab), vectors, gamma=HDP_GAMMA,
+            alpha0=HDP_ALPHA0, mu0=np.zeros(D), kappa=GLDA_KAPPA, nu=GLDA_NU, Psi=GLDA_PSI,
+            truncation=1,
+        )  # fmt: skip
+        problem = igl.HDPGLDAProblem.from_data(data)
+        g = rng.gamma(np.append(truth.m_k, HDP_GAMMA).astype(float))  # beta | m (eq. 36)
+        state = igl.state_from_assignments(
+            problem, truth.z, g[:-1] / g.sum(), g[-1] / g.sum(),
+            rng_state=igl.chain_stream(seed, 0), alpha0=HDP_ALPHA0, gamma=HDP_GAMMA,
+        )  # fmt: skip
+        true_stats = np.array(_hdp_glda_statistics(vectors, truth.z, truth.n_tables))
+        draws = np.empty((N_DRAWS, true_stats.size))
+        for _ in range(TOPIC_WARMUP):
+            sweep(problem, state)
+        for i in range(N_DRAWS):
+            for _ in range(TOPIC_THIN):
+                sweep(problem, state)
+            draws[i] = _hdp_glda_statistics(vectors, state.assign.z, state.n_tables)
+        return rank_of(true_stats, draws, rng)
+
+    return run
+
+
 _SGNS_DESIGN = (
     f"identified SGNS, V={SGNS_V}, K={SGNS_K}, prior sd lambda={SGNS_LAMBDA}, context "
     f"vectors of words {SGNS_FIXED.tolist()} fixed; all {SGNS_V**2} (target, context) pairs "
@@ -712,6 +784,14 @@ _HDP_FIXED = f"; alpha0={HDP_ALPHA0}, gamma={HDP_GAMMA} fixed"
 _HDP_RESAMPLED = (
     f"; alpha0 ~ Gamma{HDP_ALPHA0_PRIOR}, gamma ~ Gamma{HDP_GAMMA_PRIOR} (shape, rate), "
     "resampled every sweep and ranked"
+)
+_HDP_GLDA_DESIGN = (
+    f"infinite Gaussian LDA (HDP with NIW topics), {HDP_DOCS} documents x {HDP_DOC_LENGTH} "
+    f"tokens (each its own word type), D={GLDA_DIM}, kappa={GLDA_KAPPA}, nu={GLDA_NU}, "
+    f"Psi={GLDA_PSI.tolist()}, mu0=0, alpha0={HDP_ALPHA0}, gamma={HDP_GAMMA} fixed; topics "
+    f"from the Chinese restaurant franchise; chain started at the true z and beta | m, "
+    f"{TOPIC_WARMUP} sweeps discarded, every {TOPIC_THIN}th kept; label-free statistics of "
+    "z, the vectors and the table counts"
 )
 #: alias-MH whose proposal never changes after a word's first table (an exact MH step)
 _FROZEN: dict[str, Any] = {"scan": "document", "rebuild_every": 10**9, "fresh_doc": False}
@@ -795,6 +875,10 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
             {"resample_concentrations": True},
         ),  # fmt: skip
         _hdp_lda(True),
+    ),
+    "hdp-gaussian-lda-cgs": (
+        SBCCase("hdp-gaussian-lda-cgs", _HDP_GLDA_DESIGN, HDP_GLDA_STATS),
+        _hdp_glda(),
     ),
     "advi-meanfield": (
         SBCCase(

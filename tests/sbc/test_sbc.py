@@ -83,6 +83,7 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "dp-multinomial-cgs",
         "hdp-lda-cgs",
         "hdp-lda-cgs-resample",
+        "hdp-gaussian-lda-cgs",
     ],
 )
 def test_exact_samplers_are_calibrated(sampler: str) -> None:
@@ -172,6 +173,21 @@ def test_a_wrong_hdp_lda_sampler_fails(resample: bool, monkeypatch) -> None:
     case = cases.CASES[name][0]
     wrong = dataclasses.replace(case, name=name + "-minimal-path")
     run = cases._hdp_lda(resample, step=hdp_faulty.minimal_path_step)
+    monkeypatch.setitem(cases.BROKEN, wrong.name, (wrong, run))
+    result = run_sbc(wrong.name, replications=200, seed=SEED)
+    assert result.test.family_p_value < 1e-4
+
+
+def test_a_wrong_infinite_gaussian_lda_sampler_fails(monkeypatch) -> None:
+    """One table per (document, topic) instead of eq. (40)'s table counts
+    (``hdp_glda_faulty.minimal_path_step``, a test-only sweep) is caught at 200 replications."""
+    import hdp_glda_faulty
+
+    from bayeswe.sbc import cases
+
+    case = cases.CASES["hdp-gaussian-lda-cgs"][0]
+    wrong = dataclasses.replace(case, name="hdp-gaussian-lda-cgs-minimal-path")
+    run = cases._hdp_glda(step=hdp_glda_faulty.minimal_path_step)
     monkeypatch.setitem(cases.BROKEN, wrong.name, (wrong, run))
     result = run_sbc(wrong.name, replications=200, seed=SEED)
     assert result.test.family_p_value < 1e-4
