@@ -64,7 +64,8 @@ of the last five turn ends (10 sweeps apart); gensim has one final state. The si
 last state's score is reported too (``heldout_last``).
 
 **Time to gensim's score.** In ``k50to100`` our held-out score (one state) is also
-taken after sweeps 1, 2, 5, 10, 20, 50, 100 and 200 (scoring not timed); our time to
+taken after sweeps 1, 2, 5, 10, 20, 50, 100 and 200 below the last, and the last
+(scoring not timed); our time to
 gensim's final score is our initialization plus sweeping seconds up to the first of
 those checkpoints whose score is at least gensim's; ``time_to_gensim_heldout_ratio`` is
 gensim's training wall time over it (``None`` for a seed where we never reach it).
@@ -346,7 +347,7 @@ def _one(
         init[tool] = time.perf_counter() - t0
     seconds = dict.fromkeys(sides, 0.0)
     ends = list(range(chunk, iters, chunk)) + [iters]
-    checks = [c for c in CHECKPOINTS if c <= iters] if "gensim" in s.peers else []
+    checks = sorted({c for c in CHECKPOINTS if c < iters} | {iters}) if "gensim" in s.peers else []
     stops = sorted(set(ends) | set(checks))
     draw_at = set(ends[-DRAWS:])
     draws: dict[str, list[Topics]] = {tool: [] for tool in sides}
