@@ -24,7 +24,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     ),
     "hdp": (
         "bayeswe.bench.hdp",
-        "HDP-LDA collapsed Gibbs vs tomotopy HDPModel (tokens/s)",
+        "HDP-LDA collapsed Gibbs vs tomotopy HDPModel and gensim HdpModel (tokens/s, held-out)",
     ),
     "pg-gibbs": (
         "bayeswe.bench.pg_gibbs",

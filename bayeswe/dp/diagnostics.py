@@ -12,6 +12,7 @@ and scores their held-out words.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,17 @@ from bayeswe.corpus import BagOfWords
 from bayeswe.lda.align import topic_distances
 from bayeswe.lda.data import LDAData
 
-__all__ = ["LABEL_FREE", "Completion", "complete", "prune", "relabel", "summary", "to_lda"]
+__all__ = [
+    "LABEL_FREE",
+    "Completion",
+    "complete",
+    "complete_topics",
+    "fit_topics",
+    "prune",
+    "relabel",
+    "summary",
+    "to_lda",
+]
 
 #: The label-free scalars of the ``posterior`` group.
 LABEL_FREE: tuple[str, ...] = ("n_topics", "n_tables", "alpha0", "gamma", "beta_u")
@@ -140,6 +151,120 @@ class Completion:
     log_predictive: float
 
 
+def _check_halves(observed: BagOfWords, heldout: BagOfWords, n_words: int) -> None:
+    if observed.n_docs != heldout.n_docs or observed.n_words != heldout.n_words:
+        raise ValueError("observed and heldout must hold the same documents and vocabulary")
+    if observed.n_words != n_words:
+        raise ValueError("the documents' vocabulary is not the fit's")
+    if (observed.doc_lengths == 0).any():
+        raise ValueError("every observed document needs at least one word")
+
+
+def complete_topics(
+    topics: Sequence[tuple[np.ndarray, np.ndarray]],
+    observed: BagOfWords,
+    heldout: BagOfWords,
+    *,
+    seed: int = 0,
+    iter_warmup: int = 20,
+    iter_sampling: int = 50,
+) -> Completion:
+    """Document completion under given topics: the evaluator of :func:`complete`, for any
+    model that can be reduced to topic-word distributions and a document prior.
+
+    Parameters
+    ----------
+    topics
+        One ``(phi, alpha)`` pair per posterior draw (or one for a point estimate):
+        ``phi`` ``(K, V)`` rows of word probabilities, ``alpha`` ``(K,)`` the positive
+        Dirichlet parameter of a document's topic proportions over those ``K`` topics.
+        ``K`` may differ between draws.
+    observed, heldout
+        The two halves of the same new documents, on the topics' vocabulary.
+    seed, iter_warmup, iter_sampling
+        Draw ``i`` estimates ``theta_d`` by :func:`bayeswe.kernels.lda_cgs.fold_in`
+        (``iter_warmup`` sweeps, then ``iter_sampling`` averaged) on the stream
+        :func:`bayeswe.samplers.lda_cgs.chain_stream` ``(seed, i)``.
+
+    Returns
+    -------
+    Completion
+        ``theta`` ``(n_draws, D, max K)`` (``NaN`` past a draw's ``K``); ``per_draw``;
+        ``log_predictive``: the mean over held-out tokens of ``log`` of the predictive
+        ``sum_k theta_dk phi_kw`` averaged over the draws. The same ``topics``, halves
+        and settings give the same numbers, whichever sampler the topics came from.
+
+    Raises
+    ------
+    ValueError
+        No draws, a ``phi`` and ``alpha`` that do not match, non-finite or non-positive
+        values, or halves as :func:`complete` rejects.
+    """
+    from bayeswe.kernels.lda_cgs import fold_in
+    from bayeswe.samplers.lda_cgs import chain_stream
+
+    if len(topics) == 0:
+        raise ValueError("complete_topics needs at least one (phi, alpha) draw")
+    V = observed.n_words
+    _check_halves(observed, heldout, V)
+    _, word = observed.tokens()
+    word = word.astype(np.int32)
+    tok_ptr = np.concatenate([[0], np.cumsum(observed.doc_lengths)]).astype(np.int64)
+    _, h_word = heldout.tokens()
+    h_doc = np.repeat(np.arange(heldout.n_docs), heldout.doc_lengths)
+    thetas, probs = [], []
+    for i, (phi, alpha) in enumerate(topics):
+        phi = np.asarray(phi, dtype=np.float64)
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        if phi.ndim != 2 or phi.shape[1] != V or alpha.shape != (phi.shape[0],):
+            raise ValueError(
+                f"draw {i}: phi must be (K, {V}) and alpha (K,), got {phi.shape} and {alpha.shape}"
+            )
+        if not (np.isfinite(phi).all() and (phi >= 0).all() and (alpha > 0).all()):
+            raise ValueError(f"draw {i}: phi must be finite and >= 0, alpha > 0")
+        phi_wk = np.ascontiguousarray(phi.T)
+        theta = fold_in(
+            tok_ptr, word, phi_wk, alpha, iter_warmup, iter_sampling, chain_stream(seed, i)
+        )
+        probs.append((theta[h_doc] * phi_wk[h_word]).sum(axis=1))
+        thetas.append(theta)
+    K = max(t.shape[1] for t in thetas)
+    theta_all = np.full((len(thetas), observed.n_docs, K), np.nan)
+    for i, t in enumerate(thetas):
+        theta_all[i, :, : t.shape[1]] = t
+    p = np.array(probs)
+    return Completion(
+        theta=theta_all,
+        per_draw=np.log(p).mean(axis=1),
+        log_predictive=float(np.log(p.mean(axis=0)).mean()),
+    )
+
+
+def fit_topics(idata: az.InferenceData, *, draws: int = 20) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``(phi, alpha)`` pairs :func:`complete` scores: ``draws`` draws of a fit,
+    spread evenly over its chains and draws, each its shown topics plus one for all
+    other topics (uniform words, the predictive of a topic no token holds) with document
+    prior ``alpha0 (beta_1, ..., beta_K, 1 - sum beta)``."""
+    topics = _topics(idata)
+    n_chain, n_draw = topics.sizes["chain"], topics.sizes["draw"]
+    picks = np.linspace(0, n_chain * n_draw - 1, min(draws, n_chain * n_draw)).astype(int)
+    V = topics.sizes["word"]
+    out = []
+    for flat in picks:
+        c, s = divmod(int(flat), n_draw)
+        phi = topics["phi"].values[c, s]
+        live = ~np.isnan(phi).any(axis=-1)
+        beta = topics["beta"].values[c, s][live]
+        alpha0 = float(idata.posterior["alpha0"].values[c, s])
+        out.append(
+            (
+                np.vstack([phi[live], np.full(V, 1.0 / V)]),
+                alpha0 * np.append(beta, max(1.0 - beta.sum(), 1e-12)),
+            )
+        )
+    return out
+
+
 def complete(
     idata: az.InferenceData,
     observed: BagOfWords,
@@ -156,9 +281,11 @@ def complete(
     For each draw (spread evenly over the chains and draws of the fit), the draw's topics
     (``phi`` of the ``topics`` group) plus one for all other topics (uniform words, the
     predictive of a topic no token holds) are fixed, the document prior is
-    ``alpha0 (beta_1, ..., beta_K, 1 - sum beta)`` and ``theta_d`` is estimated by
-    Gibbs sampling of the observed tokens' topics (:func:`bayeswe.kernels.lda_cgs.fold_in`).
-    The held-out token ``w`` of document ``d`` has predictive ``sum_k theta_dk phi_kw``.
+    ``alpha0 (beta_1, ..., beta_K, 1 - sum beta)`` (:func:`fit_topics`) and ``theta_d``
+    is estimated by Gibbs sampling of the observed tokens' topics
+    (:func:`bayeswe.kernels.lda_cgs.fold_in`, through :func:`complete_topics`, the
+    evaluator that scores any model's topics the same way). The held-out token ``w`` of
+    document ``d`` has predictive ``sum_k theta_dk phi_kw``.
 
     Raises
     ------
@@ -166,42 +293,22 @@ def complete(
         ``observed`` and ``heldout`` differ in documents or vocabulary, or an observed
         document is empty.
     """
-    from bayeswe.kernels.lda_cgs import fold_in
-    from bayeswe.samplers.lda_cgs import chain_stream
-
     topics = _topics(idata)
-    if observed.n_docs != heldout.n_docs or observed.n_words != heldout.n_words:
-        raise ValueError("observed and heldout must hold the same documents and vocabulary")
-    if observed.n_words != topics.sizes["word"]:
-        raise ValueError("the documents' vocabulary is not the fit's")
-    if (observed.doc_lengths == 0).any():
-        raise ValueError("every observed document needs at least one word")
-    doc, word = observed.tokens()
-    tok_ptr = np.concatenate([[0], np.cumsum(observed.doc_lengths)]).astype(np.int64)
-    h_doc, h_word = heldout.tokens()
+    _check_halves(observed, heldout, topics.sizes["word"])
+    pairs = fit_topics(idata, draws=draws)
+    out = complete_topics(
+        pairs, observed, heldout, seed=seed, iter_warmup=iter_warmup, iter_sampling=iter_sampling
+    )
+    # back to the layout of the fit's topic positions, the other topics last
     n_chain, n_draw = topics.sizes["chain"], topics.sizes["draw"]
     picks = np.linspace(0, n_chain * n_draw - 1, min(draws, n_chain * n_draw)).astype(int)
-    V = observed.n_words
-    thetas, probs = [], []
+    thetas = []
     for i, flat in enumerate(picks):
         c, s = divmod(int(flat), n_draw)
-        phi = topics["phi"].values[c, s]
-        live = ~np.isnan(phi).any(axis=-1)
-        beta = topics["beta"].values[c, s][live]
-        alpha0 = float(idata.posterior["alpha0"].values[c, s])
-        phi_wk = np.vstack([phi[live], np.full(V, 1.0 / V)]).T.copy()
-        alpha = alpha0 * np.append(beta, max(1.0 - beta.sum(), 1e-12))
-        theta = fold_in(
-            tok_ptr, word.astype(np.int32), phi_wk, alpha, iter_warmup, iter_sampling,
-            chain_stream(seed, i),
-        )  # fmt: skip
-        probs.append((theta[h_doc] * phi_wk[h_word]).sum(axis=1))
+        live = ~np.isnan(topics["phi"].values[c, s]).any(axis=-1)
         full = np.full((observed.n_docs, topics.sizes["topic"] + 1), np.nan)
-        full[:, np.append(np.flatnonzero(live), -1)] = theta
+        full[:, np.append(np.flatnonzero(live), -1)] = out.theta[i, :, : live.sum() + 1]
         thetas.append(full)
-    p = np.array(probs)
     return Completion(
-        theta=np.array(thetas),
-        per_draw=np.log(p).mean(axis=1),
-        log_predictive=float(np.log(p.mean(axis=0)).mean()),
+        theta=np.array(thetas), per_draw=out.per_draw, log_predictive=out.log_predictive
     )

@@ -21,6 +21,10 @@ that sets every archived ``gaussian-lda-mixing`` run side by side: each alias-MH
 each file in a row, with its run settings and headline ratios over cgs read from the
 file's ``summary`` and ``settings``.
 
+A third, :data:`HDP_PLACEHOLDER` (on the HDP-LDA page), becomes the table of
+``benchmarks/results/hdp.json``: one row per corpus and setting, its per-seed records
+averaged (:func:`hdp_rows`).
+
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
 """
@@ -39,6 +43,8 @@ from typing import Any
 PLACEHOLDER = "<!-- benchmark-results -->"
 MIXING_PLACEHOLDER = "<!-- gaussian-lda-mixing-runs -->"
 MIXING_PREFIX = "gaussian_lda_mixing"
+HDP_PLACEHOLDER = "<!-- hdp-bench-results -->"
+HDP_FILE = "hdp.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -585,6 +591,84 @@ def render_mixing(results_dir: Path) -> str:
     return "\n".join(parts)
 
 
+# --------------------------------------------------------------------------- HDP-LDA
+
+
+def _mean_sd(values: list[float]) -> str:
+    if not values:
+        return "–"
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return f"{mean:.3f}"
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return f"{mean:.3f} ± {sd:.3f}"
+
+
+def _mean_range(values: list[float]) -> str:
+    if not values:
+        return "–"
+    mean = sum(values) / len(values)
+    return f"{format_ratio(mean)} ({format_ratio(min(values))}–{format_ratio(max(values))})"
+
+
+HDP_HEADER = (
+    "| corpus | setting (α0, γ, start) | iterations × seeds | live topics: ours, tomotopy "
+    "| tokens/s ÷ tomotopy's (min–max) | held-out: ours | tomotopy | gensim "
+    "| ours − tomotopy | ours − gensim | gensim's time to its score ÷ ours (min–max) |"
+)
+
+
+def hdp_rows(path: Path) -> list[list[str]]:
+    """One row of table cells per corpus and setting of a ``bayeswe bench hdp`` file:
+    means over its seeds (held-out scores and differences ± their sd over seeds, nats
+    per held-out token; ratios with their range), read from the per-seed records."""
+    result = load_result(path)
+    groups: dict[tuple[str, str], dict[str, dict[int, dict[str, Any]]]] = {}
+    for r in result.get("results") or []:
+        key = (str(r["corpus"]), str(r["setting"]))
+        groups.setdefault(key, {}).setdefault(r["tool"], {})[int(r["seed"])] = r
+    rows = []
+    for (corpus, setting), tools in groups.items():
+        ours, tomo, gens = (tools.get(t, {}) for t in ("bayeswe", "tomotopy", "gensim"))
+        seeds = sorted(ours)
+        first = ours[seeds[0]]
+        live = [f"{sum(d[s]['live_topics'] for s in seeds) / len(seeds):.0f}" for d in (ours, tomo)]
+        held = [[d[s]["heldout"] for s in seeds if s in d] for d in (ours, tomo, gens)]
+        reach = [
+            gens[s]["seconds"] / gens[s]["bayeswe_seconds_to_this_heldout"]
+            for s in seeds
+            if s in gens and gens[s].get("bayeswe_seconds_to_this_heldout")
+        ]
+        rows.append(
+            [
+                corpus,
+                f"`{setting}` ({format_value(first['alpha0'])}, "
+                f"{format_value(first['gamma'])}, {first['initial_topics']})",
+                f"{first['iterations']} × {len(seeds)}",
+                ", ".join(live),
+                _mean_range([ours[s]["rate"] / tomo[s]["rate"] for s in seeds]),
+                *(_mean_sd(h) for h in held),
+                _mean_sd([ours[s]["heldout"] - tomo[s]["heldout"] for s in seeds]),
+                _mean_sd([ours[s]["heldout"] - gens[s]["heldout"] for s in seeds if s in gens]),
+                _mean_range(reach) + (f" ({len(reach)}/{len(gens)} seeds)" if gens else ""),
+            ]
+        )
+    return rows
+
+
+def render_hdp(results_dir: Path) -> str:
+    """The table of ``benchmarks/results/hdp.json`` (see :func:`hdp_rows`)."""
+    path = Path(results_dir) / HDP_FILE
+    if not path.is_file():
+        return f"No `{HDP_FILE}` in `{Path(results_dir).name}/`.\n"
+    width = HDP_HEADER.count("|") - 1
+    lines = [HDP_HEADER, "|" + "---|" * width]
+    lines += ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in hdp_rows(path)]
+    result = load_result(path)
+    lines += ["", f"From [`{HDP_FILE}`](benchmarks.md#{_anchor(HDP_FILE)}), {_day(result)}."]
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -616,7 +700,7 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    if PLACEHOLDER not in markdown and MIXING_PLACEHOLDER not in markdown:
+    if not any(p in markdown for p in (PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER)):
         return markdown
     root = _repo_root(config)
     try:
@@ -625,6 +709,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(PLACEHOLDER, page_text)
         if MIXING_PLACEHOLDER in markdown:
             markdown = markdown.replace(MIXING_PLACEHOLDER, render_mixing(root / ARCHIVE))
+        if HDP_PLACEHOLDER in markdown:
+            markdown = markdown.replace(HDP_PLACEHOLDER, render_hdp(root / RESULTS))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

@@ -28,10 +28,23 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "stan_grad_speedup_vs_users_guide",
     },
     "hdp": {
-        "tokens_per_s_ratio_vs_tomotopy_hdp",
-        "tokens_per_s_ratio_vs_tomotopy_hdp_k300",
+        "corpus",
+        *(
+            f"{key}{suffix}"
+            for key in (
+                "tokens_per_s_ratio_vs_tomotopy_hdp",
+                "tokens_per_s_ratio_vs_tomotopy_hdp_k300",
+                "heldout_minus_tomotopy_hdp",
+                "heldout_minus_gensim_hdp",
+                "time_to_gensim_heldout_ratio",
+            )
+            for suffix in ("", "_sd", "_min", "_max")
+        ),
         "live_topics",
-        "ratios",
+        "live_topics_k300",
+        "live_in_range",
+        "heldout_bands_separate",
+        "by_corpus",
     },
     "gaussian-lda-alias-kernel": {
         "tokens",

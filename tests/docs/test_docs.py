@@ -514,3 +514,29 @@ def test_every_exempt_number_is_still_needed():
         others = {key: why for key, why in _NOT_FROM_THE_FILE.items() if key != (page, typed)}
         found = _unbacked_numbers((REPO / page).read_text(encoding="utf-8"), page, others)
         assert any(f": {typed} not in" in line for line in found), (page, typed)
+
+
+def test_hdp_table_averages_each_settings_seeds_from_the_records(tmp_path):
+    hook = _hook()
+    base = {"corpus": "nyt", "setting": "k50to100", "alpha0": 5.0, "gamma": 0.3,
+            "initial_topics": 70, "iterations": 100}  # fmt: skip
+    records = []
+    for seed, (ours, tomo, gens) in enumerate([(-7.0, -7.5, -8.0), (-6.0, -6.5, -8.0)], 1):
+        records += [
+            base | {"seed": seed, "tool": "bayeswe", "rate": 4.0 * seed, "live_topics": 70,
+                    "heldout": ours},
+            base | {"seed": seed, "tool": "tomotopy", "rate": 2.0, "live_topics": 80,
+                    "heldout": tomo},
+            base | {"seed": seed, "tool": "gensim", "seconds": 10.0, "live_topics": 90,
+                    "heldout": gens, "bayeswe_seconds_to_this_heldout": 2.0 if seed == 1 else None},
+        ]  # fmt: skip
+    (tmp_path / "hdp.json").write_text(json.dumps({"summary": {}, "results": records}))
+    [row] = hook.hdp_rows(tmp_path / "hdp.json")
+    sd = f"{(0.5**0.5):.3f}"  # sd of (-7, -6)
+    assert row == [
+        "nyt", "`k50to100` (5, 0.3, 70)", "100 × 2", "70, 80", "3.00 (2.00–4.00)",
+        f"-6.500 ± {sd}", f"-7.000 ± {sd}", "-8.000 ± 0.000", "0.500 ± 0.000",
+        f"1.500 ± {sd}", "5.00 (5.00–5.00) (1/2 seeds)",
+    ]  # fmt: skip
+    assert "| nyt |" in hook.render_hdp(tmp_path)
+    assert "No `hdp.json`" in hook.render_hdp(tmp_path / "missing")
