@@ -25,6 +25,9 @@ A third, :data:`HDP_PLACEHOLDER` (on the HDP-LDA page), becomes the table of
 ``benchmarks/results/hdp.json``: one row per corpus and setting, its per-seed records
 averaged (:func:`hdp_rows`).
 
+A fourth, :data:`IGLDA_PLACEHOLDER`, becomes the table of the infinite Gaussian LDA
+study files ``benchmarks/studies/hdp_gaussian_lda_lee*.json`` (:func:`render_iglda_study`).
+
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
 """
@@ -45,6 +48,9 @@ MIXING_PLACEHOLDER = "<!-- gaussian-lda-mixing-runs -->"
 MIXING_PREFIX = "gaussian_lda_mixing"
 HDP_PLACEHOLDER = "<!-- hdp-bench-results -->"
 HDP_FILE = "hdp.json"
+IGLDA_PLACEHOLDER = "<!-- hdp-gaussian-lda-lee-study -->"
+STUDIES = Path("benchmarks") / "studies"
+IGLDA_GLOB = "hdp_gaussian_lda_lee*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -669,6 +675,69 @@ def render_hdp(results_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _last(values: list[Any]) -> Any:
+    return values[-1] if values else None
+
+
+def iglda_rows(path: Path) -> list[list[str]]:
+    """Rows of one infinite Gaussian LDA study file: each HDP chain, then finite Gaussian
+    LDA and word LDA at the HDP's median number of topics (last recorded sweep; held-out
+    log density per token averaged over the kept sweeps)."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for chain in study["hdp"]["chains"]:
+        rows.append(
+            [
+                "infinite Gaussian LDA",
+                f"{chain['initial_topics']} topic" + ("" if chain["initial_topics"] == 1 else "s"),
+                str(_last(chain["sweep"])),
+                str(_last(chain["n_topics"])),
+                f"{_last(chain['lp']):,.0f}",
+                f"{chain['heldout_mean_kept']:.1f}",
+                f"{chain['npmi']['mean']:.2f}",
+                f"{chain['cpu_s']:.0f}",
+                f"`{path.name}`",
+            ]
+        )
+    glda, lda = study["gaussian_lda"], study["lda"]
+    rows.append(
+        [
+            f"Gaussian LDA, K = {glda['K']}",
+            "the sampler's default",
+            str(_last(glda["sweep"])),
+            str(glda["K"]),
+            f"{_last(glda['lp']):,.0f}",
+            f"{glda['heldout_mean_kept']:.1f}",
+            f"{glda['npmi']['mean']:.2f}",
+            f"{glda['cpu_s']:.0f}",
+            f"`{path.name}`",
+        ]
+    )
+    rows.append(
+        [f"word LDA, K = {lda['K']}", "the sampler's default", "-", str(lda["K"]), "-", "-",
+         f"{lda['npmi']['mean']:.2f}", "-", f"`{path.name}`"]
+    )  # fmt: skip
+    return rows
+
+
+IGLDA_HEADER = (
+    "| model | start | sweeps | topics at the end | `lp` at the end "
+    "| held-out log density per token | NPMI of the 10 top words | CPU s | file |"
+)
+
+
+def render_iglda_study(repo_root: Path) -> str:
+    """The table of every ``benchmarks/studies/hdp_gaussian_lda_lee*.json``."""
+    paths = sorted((Path(repo_root) / STUDIES).glob(IGLDA_GLOB))
+    if not paths:
+        return f"No `{IGLDA_GLOB}` in `{STUDIES}/`.\n"
+    width = IGLDA_HEADER.count("|") - 1
+    lines = [IGLDA_HEADER, "|" + "---|" * width]
+    for path in paths:
+        lines += ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in iglda_rows(path)]
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -700,7 +769,8 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    if not any(p in markdown for p in (PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER)):
+    placeholders = (PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER)
+    if not any(p in markdown for p in placeholders):
         return markdown
     root = _repo_root(config)
     try:
@@ -711,6 +781,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(MIXING_PLACEHOLDER, render_mixing(root / ARCHIVE))
         if HDP_PLACEHOLDER in markdown:
             markdown = markdown.replace(HDP_PLACEHOLDER, render_hdp(root / RESULTS))
+        if IGLDA_PLACEHOLDER in markdown:
+            markdown = markdown.replace(IGLDA_PLACEHOLDER, render_iglda_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

@@ -54,6 +54,7 @@ def test_the_pages_show_the_output_of_their_scripts():
         "fitting.md:schools.py",
         "gaussian-lda.md:gaussian_lda_lee.py",
         "lda.md:lda_reuters.py",
+        "nonparametrics.md:hdp_gaussian_lda_sim.py",
         "nonparametrics.md:nonparametrics_cgs.py",
         "nonparametrics.md:nonparametrics_dp.py",
         "nonparametrics.md:nonparametrics_multinomial.py",
