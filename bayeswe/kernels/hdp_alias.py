@@ -30,7 +30,8 @@ current word terms ``c_k`` and draws the word term exactly as a two-part mixture
 Every draw is therefore a draw from the exact conditional (2) whatever the table's age:
 births, removals and the changing ``beta_u`` are in ``M`` or in the new-topic term,
 computed afresh. The table is rebuilt at each word's first token in a sweep, after
-``rebuild_every`` of its tokens (0: as many as the word's topics), and when the
+``rebuild_every`` of its tokens (0: as many as there are topics, Li et al.'s
+amortization of the ``O(C)`` build), and when the
 touched topics have taken half its mass (the rejection loop would slow down). A
 rebuild changes the cost of a draw, never its distribution. The document term is
 summed over the document's topics (:class:`~bayeswe.kernels.hdp_structs.DocLists`).
@@ -51,9 +52,9 @@ from numba import njit
 from bayeswe.kernels.hdp_lda import beta_draw
 from bayeswe.kernels.hdp_structs import AliasTable, Counts, DocLists, Topics, WordLists, WordOrder
 from bayeswe.kernels.lda_cgs import next_double
-from bayeswe.kernels.topic_lists import list_add, list_remove
+from bayeswe.kernels.topic_lists import fill_topic_lists, list_add, list_remove
 
-__all__ = ["alias_draw", "build_alias", "new_table", "sweep_by_word"]
+__all__ = ["alias_draw", "build_alias", "fill_doc_lists", "new_table", "sweep_by_word"]
 
 # Slots of AliasTable.sums: the table's total T, the deficit sum_M (t - c)+ and the
 # excess sum_M (c - t)+.
@@ -74,6 +75,38 @@ def new_table(capacity: int) -> AliasTable:
         n_members=np.zeros(1, dtype=np.int64),
         work=np.zeros(2 * C, dtype=np.int32),
     )
+
+
+@njit(cache=True, nogil=True)
+def fill_doc_lists(n_dk: np.ndarray, docs: DocLists) -> None:
+    """Set ``docs`` to the topic lists of ``n_dk`` and their counts."""
+    fill_topic_lists(n_dk, docs.topic, docs.pos, docs.length)
+    for d in range(n_dk.shape[0]):
+        for j in range(docs.length[d]):
+            docs.count[d, j] = n_dk[d, docs.topic[d, j]]
+
+
+@njit(cache=True, inline="always")
+def doc_decrement(docs: DocLists, d: int, k: int) -> None:
+    """One token of document ``d`` left topic ``k`` (``n_dk`` before the move >= 1)."""
+    j = docs.pos[d, k]
+    c = docs.count[d, j] - 1
+    if c > 0:
+        docs.count[d, j] = c
+    else:
+        docs.count[d, j] = docs.count[d, docs.length[d] - 1]
+        list_remove(d, k, docs.topic, docs.pos, docs.length)
+
+
+@njit(cache=True, inline="always")
+def doc_increment(docs: DocLists, d: int, k: int) -> None:
+    """One token of document ``d`` joined topic ``k``."""
+    j = docs.pos[d, k]
+    if j >= 0:
+        docs.count[d, j] += 1
+    else:
+        docs.count[d, docs.length[d]] = 1
+        list_add(d, k, docs.topic, docs.pos, docs.length)
 
 
 @njit(cache=True, nogil=True)
@@ -245,13 +278,12 @@ def sweep_by_word(
                 beta[k] = 0.0
                 free[n_free] = k
                 n_free += 1
-            if n_dk[d, k] == 0:
-                list_remove(d, k, docs.topic, docs.pos, docs.length)
+            doc_decrement(docs, d, k)
             if n_wk[w, k] == 0:
                 list_remove(w, k, lists.topic, lists.pos, lists.length)
             if uses >= 0:
                 touch(table, k, word_term(k, w, n_wk, inv, beta, alpha0, eta))
-            limit = rebuild_every if rebuild_every > 0 else lists.length[w] + 1
+            limit = rebuild_every if rebuild_every > 0 else C - n_free + 1
             # rebuilt also when the deficit passes half the table: the rejection loop of
             # draw_word_term then accepts with probability >= 1/2
             if uses < 0 or uses >= limit or 2.0 * table.sums[_DEFICIT] > table.sums[_TOTAL]:
@@ -263,7 +295,7 @@ def sweep_by_word(
             m = docs.length[d]
             for j in range(m):
                 t = docs.topic[d, j]
-                r += n_dk[d, t] * (n_wk[w, t] + eta) * inv[t]
+                r += docs.count[d, j] * (n_wk[w, t] + eta) * inv[t]
                 rcum[j] = r
             new = alpha0 * beta_u / V
             word = max(table.sums[_TOTAL] - table.sums[_DEFICIT], 0.0)
@@ -290,8 +322,7 @@ def sweep_by_word(
             n_wk[w, k] += 1
             n_k[k] += 1
             inv[k] = 1.0 / (n_k[k] + veta)
-            if n_dk[d, k] == 1:
-                list_add(d, k, docs.topic, docs.pos, docs.length)
+            doc_increment(docs, d, k)
             if n_wk[w, k] == 1:
                 list_add(w, k, lists.topic, lists.pos, lists.length)
             touch(table, k, word_term(k, w, n_wk, inv, beta, alpha0, eta))

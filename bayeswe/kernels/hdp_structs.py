@@ -56,11 +56,13 @@ class WordOrder(NamedTuple):
 
 
 class DocLists(NamedTuple):
-    """Per document, the slots with ``n_dk > 0`` (:mod:`bayeswe.kernels.topic_lists` layout)."""
+    """Per document, the slots with ``n_dk > 0`` (:mod:`bayeswe.kernels.topic_lists` layout)
+    and their counts beside them, so that a document's term reads two short rows."""
 
     topic: np.ndarray  #: int32 (D, C)
     pos: np.ndarray  #: int32 (D, C)
     length: np.ndarray  #: int32 (D,)
+    count: np.ndarray  #: int32 (D, C): ``count[d, j] = n_dk[d, topic[d, j]]``
 
 
 class AliasTable(NamedTuple):

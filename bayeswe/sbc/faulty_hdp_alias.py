@@ -3,8 +3,9 @@
 :func:`step` is :func:`bayeswe.samplers.hdp_lda.step_alias` whose word term is drawn
 from the stale alias table as if it were current: the touched topics ``M`` are not
 corrected (no rejection, no excess part) and the table's total stands for the word
-term's mass. A table built at a word's first token still counts the word's other tokens
-where they were, so later tokens of the word see their neighbours' old topics. The SBC
+term's mass. The table is built once per word and sweep, at the word's first token
+before that token is removed, so it counts every token of the word where it was: each
+token sees itself and its neighbours at their old topics. The SBC
 power check (``hdp-lda-alias-stale`` in :data:`bayeswe.sbc.cases.BROKEN`) and the
 enumeration test must reject it. The token loop is the production one of
 :func:`bayeswe.kernels.hdp_alias.sweep_by_word` with that draw swapped.
@@ -15,11 +16,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bayeswe.kernels.hdp_alias import alias_draw, build_table, touch, word_term
+from bayeswe.kernels.hdp_alias import (
+    alias_draw,
+    build_table,
+    doc_decrement,
+    doc_increment,
+    fill_doc_lists,
+    touch,
+    word_term,
+)
 from bayeswe.kernels.hdp_lda import beta_draw
 from bayeswe.kernels.hdp_structs import AliasTable, Counts, DocLists, Topics, WordLists, WordOrder
 from bayeswe.kernels.lda_cgs import next_double
-from bayeswe.kernels.topic_lists import fill_topic_lists, list_add, list_remove
+from bayeswe.kernels.topic_lists import list_add, list_remove
 from bayeswe.samplers import hdp_lda as hdp
 
 __all__ = ["step"]
@@ -54,6 +63,9 @@ def _sweep_stale(
                 break
             i = token[p]
             d, k = tdoc[i], z[i]
+            if uses < 0:  # built with the token still counted where it is
+                build_table(table, w, n_wk, inv, beta, alpha0, eta)
+                uses = 0
             n_dk[d, k] -= 1
             n_wk[w, k] -= 1
             n_k[k] -= 1
@@ -63,22 +75,16 @@ def _sweep_stale(
                 beta[k] = 0.0
                 free[n_free] = k
                 n_free += 1
-            if n_dk[d, k] == 0:
-                list_remove(d, k, docs.topic, docs.pos, docs.length)
+            doc_decrement(docs, d, k)
             if n_wk[w, k] == 0:
                 list_remove(w, k, lists.topic, lists.pos, lists.length)
-            if uses >= 0:
-                touch(table, k, word_term(k, w, n_wk, inv, beta, alpha0, eta))
-            limit = rebuild_every if rebuild_every > 0 else lists.length[w] + 1
-            if uses < 0 or uses >= limit:
-                build_table(table, w, n_wk, inv, beta, alpha0, eta)
-                uses = 0
+            touch(table, k, word_term(k, w, n_wk, inv, beta, alpha0, eta))
             uses += 1
             r = 0.0
             m = docs.length[d]
             for j in range(m):
                 t = docs.topic[d, j]
-                r += n_dk[d, t] * (n_wk[w, t] + eta) * inv[t]
+                r += docs.count[d, j] * (n_wk[w, t] + eta) * inv[t]
                 rcum[j] = r
             new = alpha0 * beta_u / V
             u = next_double(rng) * (r + new + table.sums[0])
@@ -105,8 +111,7 @@ def _sweep_stale(
             n_wk[w, k] += 1
             n_k[k] += 1
             inv[k] = 1.0 / (n_k[k] + veta)
-            if n_dk[d, k] == 1:
-                list_add(d, k, docs.topic, docs.pos, docs.length)
+            doc_increment(docs, d, k)
             if n_wk[w, k] == 1:
                 list_add(w, k, lists.topic, lists.pos, lists.length)
             touch(table, k, word_term(k, w, n_wk, inv, beta, alpha0, eta))
@@ -117,23 +122,21 @@ def _sweep_stale(
     return stop
 
 
-def step(
-    problem: hdp.HDPProblem, state: hdp.HDPState, rebuild_every: int | None = None
-) -> hdp.HDPState:
+def step(problem: hdp.HDPProblem, state: hdp.HDPState) -> hdp.HDPState:
     """:func:`bayeswe.samplers.hdp_lda.step_alias` with the uncorrected stale table."""
     from bayeswe.kernels import hdp_alias
 
     position, N = 0, problem.n_tokens
-    every = 0 if rebuild_every is None else int(rebuild_every)
     while True:
         C, D = state.capacity, problem.n_docs
         docs = DocLists(
-            np.zeros((D, C), np.int32), np.zeros((D, C), np.int32), np.zeros(D, np.int32)
-        )
-        fill_topic_lists(state.counts.n_dk, *docs)
+            np.zeros((D, C), np.int32), np.zeros((D, C), np.int32), np.zeros(D, np.int32),
+            np.zeros((D, C), np.int32),
+        )  # fmt: skip
+        fill_doc_lists(state.counts.n_dk, docs)
         position = _sweep_stale(
             problem.word_order, state.counts, state.lists, docs, state.topics,
-            hdp_alias.new_table(C), state.alpha0, state.gamma, problem.eta, every,
+            hdp_alias.new_table(C), state.alpha0, state.gamma, problem.eta, 0,
             state.rng_state, position,
         )  # fmt: skip
         if position >= N:

@@ -37,6 +37,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
         "alias-mh": ("gaussian_lda", glda, {}),
         "cgs (dp_mixture)": ("dp_mixture", dp, {"heldout": [[0.0, 0.0], [5.0, -5.0]]}),
         "cgs (hdp_lda)": ("hdp_lda", hdp, {"resample_concentrations": True}),
+        "alias-mh (hdp_lda)": ("hdp_lda", hdp, {"rebuild_every": 2}),
     }
 
 
@@ -50,6 +51,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
         "alias-mh",
         "cgs (dp_mixture)",
         "cgs (hdp_lda)",
+        "alias-mh (hdp_lda)",
     ],
 )
 def test_iter_sampling_and_thin_keep_as_many_draws_as_cmdstanpy(case, small_data) -> None:
@@ -72,6 +74,7 @@ SAMPLERS = [
     "alias-mh",
     "cgs (dp_mixture)",
     "cgs (hdp_lda)",
+    "alias-mh (hdp_lda)",
 ]
 RUN = {"chains": 2, "iter_warmup": 4, "iter_sampling": 9, "thin": 2}
 
