@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/hdp_alias.py --corpus nyt --conc 5 --initial-topics 400 \
-        --iters 60 --chunk 5 --out benchmarks/results/hdp_alias.json
+        --iters 60 --chunk 10 --out benchmarks/results/archive/hdp_alias_nyt.json
 
 The three sides (bayeswe's ``step_alias`` and ``step``, one chain each, and
 ``tomotopy.HDPModel`` with ``workers=1``, ``TermWeight.ONE``, ``optim_interval = 0``)
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bayeswe.bench import harness
 from bayeswe.corpus import BagOfWords
 from bayeswe.dp import HDPLDAData
 from bayeswe.samplers import hdp_lda as hdp
@@ -75,6 +74,7 @@ class Tomotopy:
 def run(corpus: str, conc: float, k0: int, iters: int, chunk: int, seed: int) -> dict[str, Any]:
     from bayeswe.datasets import load_nyt, load_reuters
 
+    facts = harness.start_run()
     bow = (load_nyt if corpus == "nyt" else load_reuters)(download=True)
     hdp._warm_up_compiler()
     makers = {
@@ -112,7 +112,6 @@ def run(corpus: str, conc: float, k0: int, iters: int, chunk: int, seed: int) ->
         for name, side in sides.items()
     }
     rate = {k: v["tokens_per_s"] for k, v in out.items()}
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     return {
         "settings": {
             "corpus": corpus,
@@ -132,11 +131,8 @@ def run(corpus: str, conc: float, k0: int, iters: int, chunk: int, seed: int) ->
             "live_topics_end": {k: v["live_topics_end"] for k, v in out.items()},
         },
         "sides": out,
-        "environment": {
-            "commit": commit.strip(),
-            "python": platform.python_version(),
-            "note": "one run; machine shared with other jobs",
-        },  # fmt: skip
+        "run": harness.finish_run(facts, peers=("tomotopy",)),
+        "note": "one run; a 2-core machine shared with other jobs",
     }
 
 

@@ -328,3 +328,82 @@ def test_a_run_resumed_after_the_capacity_grew_equals_the_uninterrupted_run(tmp_
     for group in ("posterior", "sample_stats", "warmup_sample_stats", "topics"):
         for name, value in straight[group].data_vars.items():
             assert np.array_equal(value.values, resumed[group][name].values, equal_nan=True), name
+
+
+# ----------------------------------------------------------------- alias-mh
+
+
+def test_alias_sweeps_keep_counts_lists_and_weights_exact_through_births_and_growth() -> None:
+    problem = _problem(n_docs=40, n_words=60)
+    problem = hdp.HDPProblem(**{**problem.__dict__, "gamma": 50.0, "alpha0": 50.0})
+    state = hdp.init_state(problem, seed=3, chain=0, initial_topics=1)
+    seen = set()
+    for every in (None, 1, 3, None, None, 2):
+        hdp.step_alias(problem, state, every)
+        hdp.check_state(problem, state)  # counts and word lists recomputed from z
+        docs = state.doc_lists
+        for d in range(problem.n_docs):
+            topics = docs.topic[d, : docs.length[d]]
+            assert sorted(topics) == list(np.flatnonzero(state.counts.n_dk[d] > 0))
+            assert np.array_equal(docs.count[d, : docs.length[d]], state.counts.n_dk[d, topics])
+        assert state.topics.beta.sum() + state.topics.rest[0] == pytest.approx(1.0)
+        seen.add(state.n_topics)
+    assert state.capacity > hdp.MIN_CAPACITY and len(seen) > 1
+
+
+def test_an_alias_table_draws_its_weights() -> None:
+    from bayeswe.kernels import hdp_alias
+
+    weight = np.array([0.0, 3.0, 0.5, 0.0, 1.5, 5.0])
+    table = hdp_alias.new_table(weight.size)
+    total = hdp_alias.build_alias(weight, table.prob, table.alias, table.work)
+    assert total == 10.0
+    implied = table.prob.copy()
+    for j, (p, a) in enumerate(zip(table.prob, table.alias, strict=True)):
+        if a != j:
+            implied[a] += 1.0 - p
+    np.testing.assert_allclose(implied / weight.size, weight / total, atol=1e-15)
+
+
+def test_the_corrected_word_term_is_the_current_one() -> None:
+    """After topics moved (deficit on one, excess on another, one removed), draws from
+    the stale table follow the current word terms: z-tests on 200,000 draws."""
+    from bayeswe.kernels import hdp_alias
+    from bayeswe.samplers.lda_cgs import chain_stream
+
+    t = np.array([2.0, 0.0, 1.0, 4.0, 0.5])
+    table = hdp_alias.new_table(t.size)
+    table.weight[:] = t
+    table.sums[0] = hdp_alias.build_alias(table.weight, table.prob, table.alias, table.work)
+    current = t.copy()
+    for k, c in ((0, 0.7), (2, 2.5), (3, 0.0), (1, 0.3), (2, 1.8)):
+        hdp_alias.touch(table, k, c)
+        current[k] = c
+    assert table.sums[1] == pytest.approx(1.3 + 4.0) and table.sums[2] == pytest.approx(0.8 + 0.3)
+    rng = chain_stream(11, 0)
+    n = 200_000
+    draws = np.array([hdp_alias.draw_word_term(table, rng) for _ in range(n)])
+    p = current / current.sum()
+    freq = np.bincount(draws, minlength=t.size) / n
+    z = (freq - p) / np.sqrt(np.maximum(p * (1 - p), 1e-12) / n)
+    assert freq[3] == 0 and np.all(np.abs(z) < 4.5), (freq, p)
+
+
+def test_geweke_joint_distribution_test_passes_for_alias_sweeps() -> None:
+    design = geweke.Design()
+    mc = geweke.marginal_conditional(design, 5000, seed=1)
+    sc = geweke.successive_conditional(design, 5000, seed=7, sampler=hdp.step_alias)
+    scores = geweke.z_scores(mc, sc)
+    assert all(abs(z) < 4 for z in scores.values()), scores
+
+
+def test_fit_runs_alias_mh_and_checks_its_options() -> None:
+    run = {"seed": 3, "chains": 1, "iter_warmup": 5, "iter_sampling": 10, "thin": 1}
+    idata = bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", rebuild_every=4, **run)
+    assert idata.attrs["method"] == "alias-mh" and idata.posterior.sizes["draw"] == 10
+    again = bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", rebuild_every=4, **run)
+    assert np.array_equal(idata.posterior["n_tables"], again.posterior["n_tables"])
+    with pytest.raises(ValueError, match="rebuild_every"):
+        bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", rebuild_every=0, **run)
+    with pytest.raises(ValueError, match="rebuild_every"):
+        bayeswe.fit("hdp_lda", _tiny(), method="cgs", rebuild_every=4, **run)
