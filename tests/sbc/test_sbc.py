@@ -82,6 +82,7 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "dp-mixture-cgs",
         "hdp-lda-cgs",
         "hdp-lda-cgs-resample",
+        pytest.param("hdp-lda-alias-mh", marks=pytest.mark.slow),  # ~7 s; R=1000 committed
     ],
 )
 def test_exact_samplers_are_calibrated(sampler: str) -> None:
