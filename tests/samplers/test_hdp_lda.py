@@ -308,11 +308,15 @@ class _Stop(Exception):
     pass
 
 
-def test_a_run_resumed_after_the_capacity_grew_equals_the_uninterrupted_run(tmp_path) -> None:
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_a_run_resumed_after_the_capacity_grew_equals_the_uninterrupted_run(
+    method: str, tmp_path
+) -> None:
     data = simulate_hdp_lda(
         n_docs=30, doc_length=20, n_words=60, truncation=40, alpha0=30.0, gamma=30.0, seed=5
     ).data
     run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1}
+    run["method"] = method
     straight = hdp.sample_hdp_lda(data, **run)
     assert straight.attrs["max_topics"] > hdp.MIN_CAPACITY  # the capacity doubled
     path = tmp_path / "run.ckpt"
