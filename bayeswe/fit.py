@@ -20,7 +20,8 @@ Methods and the cmdstanpy call behind each:
 ``cgs``        not Stan: collapsed Gibbs for ``lda`` (:mod:`bayeswe.samplers.lda_cgs`), for
                ``gaussian_lda`` (:mod:`bayeswe.samplers.gaussian_lda`) and for
                ``dp_mixture`` (:mod:`bayeswe.samplers.dp_mixture`)
-``alias-mh``   not Stan: alias-table Metropolis-Hastings for ``gaussian_lda``
+``alias-mh``   not Stan: alias-table Metropolis-Hastings for ``gaussian_lda`` and alias tables
+               for ``hdp_lda`` (:mod:`bayeswe.samplers.hdp_lda`)
 ``cavi``       not Stan: coordinate-ascent mean-field VI for ``lda``
                (:mod:`bayeswe.samplers.lda_vi`)
 ``svi``        not Stan: stochastic VI for ``lda`` (:mod:`bayeswe.samplers.lda_vi`)
@@ -91,7 +92,7 @@ SAMPLER_METHODS: Mapping[str, tuple[str, ...]] = {
         "hdp_gaussian_lda",
     ),  # collapsed Gibbs: bayeswe.samplers.lda_cgs, .gaussian_lda, .dp_mixture, .hdp_lda,
     # .hdp_gaussian_lda
-    "alias-mh": ("gaussian_lda",),
+    "alias-mh": ("gaussian_lda", "hdp_lda"),
     "cavi": ("lda",),  # mean-field VI by coordinate ascent: bayeswe.samplers.lda_vi
     "svi": ("lda",),  # stochastic VI: bayeswe.samplers.lda_vi
     "jj-vb": ("sgns",),  # Jaakkola-bound VB with ARD: bayeswe.samplers.jj_vb
@@ -145,7 +146,10 @@ def fit(
         Gaussian LDA) with an :class:`~bayeswe.glda.HDPGaussianLDAData`, its
         direct-assignment sampler
         (:func:`bayeswe.samplers.hdp_gaussian_lda.sample_hdp_gaussian_lda`; options in
-        :class:`~bayeswe.samplers.hdp_gaussian_lda.HDPGLDAArgs`).
+        :class:`~bayeswe.samplers.hdp_gaussian_lda.HDPGLDAArgs`);
+        ``"alias-mh"`` for ``hdp_lda``:
+        the same conditional drawn with per-word alias tables (options in
+        :class:`~bayeswe.samplers.hdp_lda.HDPAliasArgs`).
         ``"cavi"``: mean-field VI for ``lda`` with an :class:`~bayeswe.lda.LDAData`
         (:func:`bayeswe.samplers.lda_vi.sample_cavi`; options in
         :class:`~bayeswe.samplers.lda_vi.CAVIArgs`), draws from ``q``; ``"svi"``: its
@@ -275,7 +279,7 @@ def _fit_sampler(
         # HDPLDAData (or an LDAData or a bag of words), no Stan declaration.
         from bayeswe.samplers.hdp_lda import sample_hdp_lda
 
-        idata = sample_hdp_lda(data, seed=seed, chains=chains, **options)
+        idata = sample_hdp_lda(data, seed=seed, chains=chains, method=method, **options)
         for target in _attr_targets(idata):
             target.attrs["options"] = to_json(
                 {k: v for k, v in options.items() if v is not None and k != "callback"}

@@ -91,6 +91,11 @@ DEFAULTS: Mapping[tuple[str, str], Mapping[str, Any]] = {
         "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
         "output_dir": None, "show_progress": _PROCESS,
     },
+    ("alias-mh", "hdp_lda"): {
+        "chains": 4, "parallel_chains": _CORES, "threads_per_chain": _SERIAL,
+        "iter_warmup": 500, "iter_sampling": 1000, "thin": 10, "save_warmup": None,
+        "output_dir": None, "show_progress": _PROCESS,
+    },
     ("alias-mh", "gaussian_lda"): {
         "chains": 4, "parallel_chains": "min(chains, 2)", "threads_per_chain": _SERIAL,
         "iter_warmup": 100, "iter_sampling": 200, "thin": 1, "save_warmup": None,
@@ -168,6 +173,10 @@ def args_class(method: str, model: str) -> Any:
         from bayeswe.samplers.hdp_lda import HDPArgs
 
         return HDPArgs
+    if (method, model) == ("alias-mh", "hdp_lda"):
+        from bayeswe.samplers.hdp_lda import HDPAliasArgs
+
+        return HDPAliasArgs
     if method == "cgs":
         from bayeswe.samplers.lda_cgs import CGSArgs
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Corpus", "Counts", "Topics", "WordLists"]
+__all__ = ["AliasTable", "Corpus", "Counts", "DocLists", "Topics", "WordLists", "WordOrder"]
 
 
 class Corpus(NamedTuple):
@@ -45,3 +45,35 @@ class Topics(NamedTuple):
     rest: np.ndarray  #: float64 (1,): beta_u, the weight of all unrepresented topics
     free: np.ndarray  #: int32 (C,): free slots, a stack ``free[:n_free[0]]``
     n_free: np.ndarray  #: int64 (1,)
+
+
+class WordOrder(NamedTuple):
+    """The tokens grouped by word, for the alias kernels' scan by word."""
+
+    word_ptr: np.ndarray  #: int64 (V + 1,): places of each word's tokens in ``token``
+    token: np.ndarray  #: int64 (N,): token indices, by word, in corpus order within a word
+    doc: np.ndarray  #: int32 (N,): document of each token (by token index)
+
+
+class DocLists(NamedTuple):
+    """Per document, the slots with ``n_dk > 0`` (:mod:`bayeswe.kernels.topic_lists` layout)
+    and their counts beside them, so that a document's term reads two short rows."""
+
+    topic: np.ndarray  #: int32 (D, C)
+    pos: np.ndarray  #: int32 (D, C)
+    length: np.ndarray  #: int32 (D,)
+    count: np.ndarray  #: int32 (D, C): ``count[d, j] = n_dk[d, topic[d, j]]``
+
+
+class AliasTable(NamedTuple):
+    """One word's alias table and the topics whose word term moved since it was built."""
+
+    weight: np.ndarray  #: float64 (C,): word term ``t_k`` of each slot at the build
+    prob: np.ndarray  #: float64 (C,): Vose's keep probabilities
+    alias: np.ndarray  #: int32 (C,): Vose's aliases
+    current: np.ndarray  #: float64 (C,): current word term ``c_k`` of a touched slot
+    touched: np.ndarray  #: bool (C,): slot in ``M``
+    members: np.ndarray  #: int32 (C,): ``M`` as a list, ``members[:n_members[0]]``
+    sums: np.ndarray  #: float64 (3,): total ``T``, deficit, excess
+    n_members: np.ndarray  #: int64 (1,)
+    work: np.ndarray  #: int32 (2 C,): scratch of the build

@@ -1,4 +1,5 @@
-"""Collapsed Gibbs sampling for HDP-LDA: ``bayeswe.fit("hdp_lda", data, method="cgs")``.
+"""Collapsed Gibbs sampling for HDP-LDA: ``bayeswe.fit("hdp_lda", data, method="cgs")``
+and ``method="alias-mh"``.
 
 The direct-assignment sampler of Teh, Jordan, Beal and Blei (2006, section 5.3), whose
 kernels are :mod:`bayeswe.kernels.hdp_lda`: topic indicators with the topics integrated
@@ -9,9 +10,14 @@ finds none free. ``alpha0`` and ``gamma`` are fixed at the data's values (as in 
 Stan twin ``models/hdp_lda.stan``) or, with ``resample_concentrations=True``,
 resampled every sweep under Gamma priors.
 
-A chain is an :class:`HDPState` advanced in place by :func:`step`; :class:`HDPSampler`
-puts it on the protocol of :mod:`bayeswe.samplers.driver` and :func:`sample_hdp_lda`
-runs it (chains in parallel threads, checkpoint and resume).
+``method="alias-mh"`` (:func:`step_alias`) draws the same conditional of every token
+exactly, with the word term from per-word alias tables corrected for staleness
+(:mod:`bayeswe.kernels.hdp_alias`, tokens visited word by word); tables, weights and
+concentrations are updated as in :func:`step`.
+
+A chain is an :class:`HDPState` advanced in place by :func:`step` or :func:`step_alias`;
+:class:`HDPSampler` puts it on the protocol of :mod:`bayeswe.samplers.driver` and
+:func:`sample_hdp_lda` runs it (chains in parallel threads, checkpoint and resume).
 
 What a draw keeps. Topic labels mean nothing across draws or chains (label switching;
 topics are born and die), so the diagnosable values are label-free scalars, in
@@ -33,6 +39,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import arviz as az
@@ -40,8 +47,17 @@ import numpy as np
 
 from bayeswe.corpus import BagOfWords
 from bayeswe.dp.data import DPDataError, HDPLDAData
+from bayeswe.kernels import hdp_alias
 from bayeswe.kernels import hdp_lda as kern
-from bayeswe.kernels.hdp_structs import Corpus, Counts, Topics, WordLists
+from bayeswe.kernels.hdp_structs import (
+    AliasTable,
+    Corpus,
+    Counts,
+    DocLists,
+    Topics,
+    WordLists,
+    WordOrder,
+)
 from bayeswe.kernels.lda_cgs import counts_from_assignments, init_assignments
 from bayeswe.kernels.topic_lists import fill_topic_lists
 from bayeswe.lda.data import COORDS_KEY, LDAData
@@ -50,6 +66,7 @@ from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
+    "HDPAliasArgs",
     "HDPArgs",
     "HDPInfo",
     "HDPProblem",
@@ -62,6 +79,7 @@ __all__ = [
     "sample_hdp_lda",
     "state_from_assignments",
     "step",
+    "step_alias",
     "topic_summary",
 ]
 
@@ -145,6 +163,31 @@ class HDPArgs:
         return _DEFAULTS.get(name) if value is None else value
 
 
+@dataclass(frozen=True, kw_only=True)
+class HDPAliasArgs(HDPArgs):
+    """Options of ``method="alias-mh"`` for ``hdp_lda``: those of :class:`HDPArgs` and
+
+    Attributes
+    ----------
+    rebuild_every
+        Rebuild a word's alias table after this many of its tokens (default ``None``:
+        after as many tokens as the word has topics, Li et al.'s schedule). The table is
+        also rebuilt at the word's first token in every sweep. Every draw is exact
+        whatever the setting: it trades table builds against rejections.
+    """
+
+    rebuild_every: int | None = None
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> HDPAliasArgs:
+        """Build and validate (``ValueError`` naming an unknown option or a bad value)."""
+        return build_options(cls, "alias-mh", options)
+
+    def validate(self) -> None:
+        super().validate()
+        check_int("rebuild_every", self.rebuild_every, minimum=1)
+
+
 _DEFAULTS: dict[str, Any] = {
     "iter_warmup": 500,
     "iter_sampling": 1000,
@@ -214,6 +257,16 @@ class HDPProblem:
     def n_tokens(self) -> int:
         return int(self.corpus.word.size)
 
+    @cached_property
+    def word_order(self) -> WordOrder:
+        """The tokens grouped by word (the scan of :func:`step_alias`)."""
+        word = self.corpus.word
+        token = np.argsort(word, kind="stable").astype(np.int64)
+        word_ptr = np.zeros(self.n_words + 1, dtype=np.int64)
+        np.cumsum(np.bincount(word, minlength=self.n_words), out=word_ptr[1:])
+        doc = np.repeat(np.arange(self.n_docs, dtype=np.int32), np.diff(self.corpus.tok_ptr))
+        return WordOrder(word_ptr, token, doc)
+
     def fingerprint(self) -> str:
         """SHA-256 of the tokens and priors (checked on resume)."""
         h = hashlib.sha256()
@@ -236,6 +289,10 @@ class HDPState:
     gamma: float
     n_tables: int = 0
     sweeps_done: int = 0
+    #: Scratch of :func:`step_alias` (document lists, alias table): memory reused by
+    #: the sweeps, contents rebuilt by each, never part of the chain's state.
+    doc_lists: DocLists | None = None
+    table: AliasTable | None = None
 
     @property
     def capacity(self) -> int:
@@ -330,6 +387,7 @@ def _grow(state: HDPState) -> None:
     free[C : C + n_free] = t.free[:n_free]
     state.topics = Topics(wider(t.beta), t.rest, free, np.array([C + n_free], dtype=np.int64))
     state.m_k = wider(state.m_k)
+    state.doc_lists, state.table = None, None
 
 
 def step(problem: HDPProblem, state: HDPState) -> HDPState:
@@ -343,6 +401,41 @@ def step(problem: HDPProblem, state: HDPState) -> HDPState:
         if position >= N:
             break
         _grow(state)
+    return _update_weights(problem, state)
+
+
+def step_alias(problem: HDPProblem, state: HDPState, rebuild_every: int | None = None) -> HDPState:
+    """One sweep (in place) of ``method="alias-mh"``: every token by
+    :func:`bayeswe.kernels.hdp_alias.sweep_by_word` (``rebuild_every`` as
+    :class:`HDPAliasArgs`), then tables, concentrations and ``beta`` as :func:`step`."""
+    position, N = 0, problem.n_tokens
+    every = 0 if rebuild_every is None else int(rebuild_every)
+    while True:
+        C = state.capacity
+        if state.doc_lists is None or state.doc_lists.topic.shape[1] != C:
+            D = problem.n_docs
+            state.doc_lists = DocLists(
+                np.zeros((D, C), np.int32), np.zeros((D, C), np.int32), np.zeros(D, np.int32),
+                np.zeros((D, C), np.int32),
+            )  # fmt: skip
+        # filled afresh (not kept from the last sweep) so that the order of each list,
+        # and with it the draws, follows from the counts alone: a resumed run repeats
+        hdp_alias.fill_doc_lists(state.counts.n_dk, state.doc_lists)
+        if state.table is None or state.table.weight.size != C:
+            state.table = hdp_alias.new_table(C)
+        position = hdp_alias.sweep_by_word(
+            problem.word_order, state.counts, state.lists, state.doc_lists, state.topics,
+            state.table, state.alpha0, state.gamma, problem.eta, every, state.rng_state,
+            position,
+        )  # fmt: skip
+        if position >= N:
+            break
+        _grow(state)
+    return _update_weights(problem, state)
+
+
+def _update_weights(problem: HDPProblem, state: HDPState) -> HDPState:
+    """Tables, concentrations and ``beta`` after the tokens (steps 2-4 of the kernels)."""
     rng = state.rng_state
     n_tables = kern.sample_tables(
         state.counts.n_dk, state.topics.beta, state.alpha0, rng, state.m_k
@@ -408,7 +501,14 @@ class HDPSampler:
         schedule: Any,
         initial_topics: int = 1,
         keep_topics: bool = True,
+        method: str = "cgs",
+        rebuild_every: int | None = None,
     ) -> None:
+        if method not in ("cgs", "alias-mh"):
+            raise ValueError(f"method must be 'cgs' or 'alias-mh', got {method!r}")
+        self.method = method
+        self.name = f"hdp-lda-{method}"
+        self.rebuild_every = rebuild_every
         self.problem = problem
         self.seed = int(seed)
         self.schedule = schedule
@@ -429,7 +529,10 @@ class HDPSampler:
 
     def step(self, state: HDPState) -> tuple[HDPState, HDPInfo]:
         t0 = time.perf_counter_ns()
-        step(self.problem, state)
+        if self.method == "alias-mh":
+            step_alias(self.problem, state, self.rebuild_every)
+        else:
+            step(self.problem, state)
         ns = time.perf_counter_ns() - t0
         t = state.sweeps_done - 1
         kept = self.schedule.kept_index(t) is not None
@@ -540,6 +643,7 @@ def _warm_up_compiler() -> None:
     tiny = HDPProblem.from_data(HDPLDAData(bow, truncation=2), HDPArgs())
     state = init_state(tiny, 0, 0, 1)
     step(tiny, state)
+    step_alias(tiny, state)
     log_joint(tiny, state)
     kern.resample_alpha0(1.0, tiny.doc_len, 2, 1.0, 1.0, state.rng_state)
     kern.resample_gamma(1.0, 1, 2, 1.0, 1.0, state.rng_state)
@@ -550,9 +654,13 @@ def sample_hdp_lda(
     *,
     seed: int | None = None,
     chains: int | None = None,
+    method: str = "cgs",
     **options: Any,
 ) -> az.InferenceData:
     """Sample the HDP-LDA posterior by direct-assignment collapsed Gibbs sampling.
+
+    ``method="cgs"`` draws each token by :func:`step`, ``method="alias-mh"`` by
+    :func:`step_alias` (the same exact conditional; cheaper per token with many topics).
 
     Parameters
     ----------
@@ -564,8 +672,11 @@ def sample_hdp_lda(
         Seed in ``[0, 2**32 - 1]`` (``None``: a random one, recorded in ``attrs``).
     chains
         Number of chains (default 4).
+    method
+        ``"cgs"`` (default) or ``"alias-mh"``.
     **options
-        See :class:`HDPArgs`: ``iter_warmup``, ``iter_sampling``, ``thin``,
+        See :class:`HDPArgs` (``alias-mh``: :class:`HDPAliasArgs`, which adds
+        ``rebuild_every``): ``iter_warmup``, ``iter_sampling``, ``thin``,
         ``resample_concentrations``, ``alpha0_prior``, ``gamma_prior``,
         ``initial_topics``, ``keep_topics``, ``parallel_chains``, ``threads_per_chain``,
         ``checkpoint``, ``checkpoint_every``, ``callback``, ``show_progress``.
@@ -596,8 +707,10 @@ def sample_hdp_lda(
     from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
     from bayeswe.stan.fitting import check_seed
 
+    if method not in ("cgs", "alias-mh"):
+        raise ValueError(f"hdp_lda's sampler takes method 'cgs' or 'alias-mh', got {method!r}")
     hdp = as_hdp_data(data)
-    args = HDPArgs.from_options(options)
+    args = (HDPAliasArgs if method == "alias-mh" else HDPArgs).from_options(options)
     seed = check_seed(seed)
     chains = 4 if chains is None else chains
     check_int("chains", chains, minimum=1)
@@ -611,6 +724,8 @@ def sample_hdp_lda(
         schedule=schedule,
         initial_topics=args.get("initial_topics"),
         keep_topics=args.get("keep_topics"),
+        method=method,
+        rebuild_every=getattr(args, "rebuild_every", None),
     )
     settings = {
         "resample": problem.resample,
@@ -620,6 +735,8 @@ def sample_hdp_lda(
         "keep_topics": sampler.keep_topics,
         "display": problem.display,
     }
+    if method == "alias-mh":
+        settings["rebuild_every"] = sampler.rebuild_every
     run = run_chains(
         sampler,
         chains=chains,
@@ -635,12 +752,12 @@ def sample_hdp_lda(
             show_progress=args.show_progress,
         ),
     )
-    return _inference_data(HDP_LDA, hdp, problem, run, schedule, seed, chains)
+    return _inference_data(HDP_LDA, hdp, problem, run, schedule, seed, chains, method)
 
 
 def _inference_data(
     spec: Any, hdp: HDPLDAData, problem: HDPProblem, run: Any, schedule: Any, seed: int,
-    chains: int,
+    chains: int, method: str = "cgs",
 ) -> az.InferenceData:  # fmt: skip
     from bayeswe.inference_data import to_inference_data
 
@@ -651,7 +768,7 @@ def _inference_data(
     sweep_time = float(run.totals["sweep_ns"].sum()) / 1e9
     attrs = {
         "model": "hdp_lda",
-        "method": "cgs",
+        "method": method,
         "seed": seed,
         "chains": chains,
         "iter_warmup": schedule.iter_warmup,

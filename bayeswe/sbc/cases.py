@@ -629,16 +629,18 @@ def _hdp_statistics(z: NDArray, words: NDArray, m_total: int) -> list[float]:
 
 
 def _hdp_lda(
-    resample: bool, step: Callable[..., Any] | None = None
+    resample: bool, step: Callable[..., Any] | None = None, method: str = "cgs"
 ) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
-    """``step``: the sweep to calibrate (default :func:`bayeswe.samplers.hdp_lda.step`)."""
+    """``step``: the sweep to calibrate (default :func:`bayeswe.samplers.hdp_lda.step`,
+    or :func:`~bayeswe.samplers.hdp_lda.step_alias` for ``method="alias-mh"``)."""
 
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         from bayeswe.dp.crf import crf_draw, words_given_topics
         from bayeswe.kernels.hdp_structs import Corpus
         from bayeswe.samplers import hdp_lda as hdp
 
-        sweep = hdp.step if step is None else step
+        default = hdp.step_alias if method == "alias-mh" else hdp.step
+        sweep = default if step is None else step
         alpha0, gamma = HDP_ALPHA0, HDP_GAMMA
         if resample:
             alpha0 = rng.gamma(HDP_ALPHA0_PRIOR[0], 1 / HDP_ALPHA0_PRIOR[1])
@@ -879,6 +881,16 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
     "hdp-gaussian-lda-cgs": (
         SBCCase("hdp-gaussian-lda-cgs", _HDP_GLDA_DESIGN, HDP_GLDA_STATS),
         _hdp_glda(),
+    ),
+    "hdp-lda-alias-mh": (
+        SBCCase(
+            "hdp-lda-alias-mh",
+            _HDP_DESIGN + _HDP_FIXED + "; tokens by word, each word's alias table built at "
+            "its first token and corrected for the topics its tokens move",
+            HDP_STATS,
+            {"method": "alias-mh"},
+        ),  # fmt: skip
+        _hdp_lda(False, method="alias-mh"),
     ),
     "advi-meanfield": (
         SBCCase(

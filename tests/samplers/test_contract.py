@@ -40,6 +40,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
         "cgs (dp_mixture, multinomial)": ("dp_mixture", dpm, {"heldout": [[1, 0, 2, 0, 0, 1]]}),
         "cgs (hdp_lda)": ("hdp_lda", hdp, {"resample_concentrations": True}),
         "cgs (hdp_gaussian_lda)": ("hdp_gaussian_lda", glda, {"resample_concentrations": True}),
+        "alias-mh (hdp_lda)": ("hdp_lda", hdp, {"rebuild_every": 2}),
     }
 
 
@@ -55,6 +56,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
         "cgs (dp_mixture, multinomial)",
         "cgs (hdp_lda)",
         "cgs (hdp_gaussian_lda)",
+        "alias-mh (hdp_lda)",
     ],
 )
 def test_iter_sampling_and_thin_keep_as_many_draws_as_cmdstanpy(case, small_data) -> None:
@@ -79,6 +81,7 @@ SAMPLERS = [
     "cgs (dp_mixture, multinomial)",
     "cgs (hdp_lda)",
     "cgs (hdp_gaussian_lda)",
+    "alias-mh (hdp_lda)",
 ]
 RUN = {"chains": 2, "iter_warmup": 4, "iter_sampling": 9, "thin": 2}
 

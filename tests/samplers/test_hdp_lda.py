@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -163,8 +164,10 @@ def _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s) -> float:
     return total
 
 
-def test_the_number_of_topics_matches_the_enumerated_posterior() -> None:
-    """2 documents of 4 and 3 tokens: all 877 partitions of the tokens enumerated."""
+@functools.cache
+def _enumerated() -> tuple[hdp.HDPProblem, float]:
+    """2 documents of 4 and 3 tokens: the problem and its exact E[number of topics] over
+    all 877 partitions of the tokens."""
     lengths, words, V, eta, alpha0, gamma = (
         [4, 3],
         np.array([0, 0, 1, 2, 2, 2, 1]),
@@ -194,21 +197,49 @@ def test_the_number_of_topics_matches_the_enumerated_posterior() -> None:
         K.append(len(blocks))
     w = np.exp(np.array(log_post) - max(log_post))
     w /= w.sum()
-    exact = float(w @ np.array(K))
     problem = geweke.problem(
         geweke.Design(doc_lengths=tuple(lengths), n_words=V, eta=eta, alpha0=alpha0, gamma=gamma),
         words,
     )
+    return problem, float(w @ np.array(K))
+
+
+def _enumeration_z(sweep) -> tuple[float, float, float]:
+    """(mean, exact, z) of the number of topics over 4 chains x 10,000 sweeps of ``sweep``."""
+    problem, exact = _enumerated()
     draws = []
     for chain in range(4):
         state = hdp.init_state(problem, seed=3, chain=chain, initial_topics=1)
         for t in range(10500):
-            hdp.step(problem, state)
+            sweep(problem, state)
             if t >= 500:
                 draws.append(state.n_topics)
     draws = np.array(draws, dtype=float).reshape(4, -1)
     mcse = float(np.asarray(az.mcse(draws)).squeeze())
-    assert abs(draws.mean() - exact) < 4 * mcse, (draws.mean(), exact, mcse)
+    return float(draws.mean()), exact, (draws.mean() - exact) / mcse
+
+
+SWEEPS = {
+    "cgs": hdp.step,
+    "alias-mh": hdp.step_alias,
+    # a table rebuilt at every token: no token ever sees a stale entry
+    "alias-mh rebuilt every token": functools.partial(hdp.step_alias, rebuild_every=1),
+}
+
+
+@pytest.mark.parametrize("method", list(SWEEPS))
+def test_the_number_of_topics_matches_the_enumerated_posterior(method: str) -> None:
+    mean, exact, z = _enumeration_z(SWEEPS[method])
+    assert abs(z) < 4, (mean, exact, z)
+
+
+def test_an_alias_table_taken_as_current_misses_the_enumerated_posterior() -> None:
+    """Power: the stale table uncorrected (:mod:`bayeswe.sbc.faulty_hdp_alias`) is caught
+    (it measured z = -11 with these seeds)."""
+    from bayeswe.sbc import faulty_hdp_alias
+
+    mean, exact, z = _enumeration_z(faulty_hdp_alias.step)
+    assert abs(z) > 6, (mean, exact, z)
 
 
 # ----------------------------------------------------------------- the user function
@@ -277,11 +308,15 @@ class _Stop(Exception):
     pass
 
 
-def test_a_run_resumed_after_the_capacity_grew_equals_the_uninterrupted_run(tmp_path) -> None:
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_a_run_resumed_after_the_capacity_grew_equals_the_uninterrupted_run(
+    method: str, tmp_path
+) -> None:
     data = simulate_hdp_lda(
         n_docs=30, doc_length=20, n_words=60, truncation=40, alpha0=30.0, gamma=30.0, seed=5
     ).data
     run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1}
+    run["method"] = method
     straight = hdp.sample_hdp_lda(data, **run)
     assert straight.attrs["max_topics"] > hdp.MIN_CAPACITY  # the capacity doubled
     path = tmp_path / "run.ckpt"
@@ -297,3 +332,82 @@ def test_a_run_resumed_after_the_capacity_grew_equals_the_uninterrupted_run(tmp_
     for group in ("posterior", "sample_stats", "warmup_sample_stats", "topics"):
         for name, value in straight[group].data_vars.items():
             assert np.array_equal(value.values, resumed[group][name].values, equal_nan=True), name
+
+
+# ----------------------------------------------------------------- alias-mh
+
+
+def test_alias_sweeps_keep_counts_lists_and_weights_exact_through_births_and_growth() -> None:
+    problem = _problem(n_docs=40, n_words=60)
+    problem = hdp.HDPProblem(**{**problem.__dict__, "gamma": 50.0, "alpha0": 50.0})
+    state = hdp.init_state(problem, seed=3, chain=0, initial_topics=1)
+    seen = set()
+    for every in (None, 1, 3, None, None, 2):
+        hdp.step_alias(problem, state, every)
+        hdp.check_state(problem, state)  # counts and word lists recomputed from z
+        docs = state.doc_lists
+        for d in range(problem.n_docs):
+            topics = docs.topic[d, : docs.length[d]]
+            assert sorted(topics) == list(np.flatnonzero(state.counts.n_dk[d] > 0))
+            assert np.array_equal(docs.count[d, : docs.length[d]], state.counts.n_dk[d, topics])
+        assert state.topics.beta.sum() + state.topics.rest[0] == pytest.approx(1.0)
+        seen.add(state.n_topics)
+    assert state.capacity > hdp.MIN_CAPACITY and len(seen) > 1
+
+
+def test_an_alias_table_draws_its_weights() -> None:
+    from bayeswe.kernels import hdp_alias
+
+    weight = np.array([0.0, 3.0, 0.5, 0.0, 1.5, 5.0])
+    table = hdp_alias.new_table(weight.size)
+    total = hdp_alias.build_alias(weight, table.prob, table.alias, table.work)
+    assert total == 10.0
+    implied = table.prob.copy()
+    for j, (p, a) in enumerate(zip(table.prob, table.alias, strict=True)):
+        if a != j:
+            implied[a] += 1.0 - p
+    np.testing.assert_allclose(implied / weight.size, weight / total, atol=1e-15)
+
+
+def test_the_corrected_word_term_is_the_current_one() -> None:
+    """After topics moved (deficit on one, excess on another, one removed), draws from
+    the stale table follow the current word terms: z-tests on 200,000 draws."""
+    from bayeswe.kernels import hdp_alias
+    from bayeswe.samplers.lda_cgs import chain_stream
+
+    t = np.array([2.0, 0.0, 1.0, 4.0, 0.5])
+    table = hdp_alias.new_table(t.size)
+    table.weight[:] = t
+    table.sums[0] = hdp_alias.build_alias(table.weight, table.prob, table.alias, table.work)
+    current = t.copy()
+    for k, c in ((0, 0.7), (2, 2.5), (3, 0.0), (1, 0.3), (2, 1.8)):
+        hdp_alias.touch(table, k, c)
+        current[k] = c
+    assert table.sums[1] == pytest.approx(1.3 + 4.0) and table.sums[2] == pytest.approx(0.8 + 0.3)
+    rng = chain_stream(11, 0)
+    n = 200_000
+    draws = np.array([hdp_alias.draw_word_term(table, rng) for _ in range(n)])
+    p = current / current.sum()
+    freq = np.bincount(draws, minlength=t.size) / n
+    z = (freq - p) / np.sqrt(np.maximum(p * (1 - p), 1e-12) / n)
+    assert freq[3] == 0 and np.all(np.abs(z) < 4.5), (freq, p)
+
+
+def test_geweke_joint_distribution_test_passes_for_alias_sweeps() -> None:
+    design = geweke.Design()
+    mc = geweke.marginal_conditional(design, 5000, seed=1)
+    sc = geweke.successive_conditional(design, 5000, seed=7, sampler=hdp.step_alias)
+    scores = geweke.z_scores(mc, sc)
+    assert all(abs(z) < 4 for z in scores.values()), scores
+
+
+def test_fit_runs_alias_mh_and_checks_its_options() -> None:
+    run = {"seed": 3, "chains": 1, "iter_warmup": 5, "iter_sampling": 10, "thin": 1}
+    idata = bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", rebuild_every=4, **run)
+    assert idata.attrs["method"] == "alias-mh" and idata.posterior.sizes["draw"] == 10
+    again = bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", rebuild_every=4, **run)
+    assert np.array_equal(idata.posterior["n_tables"], again.posterior["n_tables"])
+    with pytest.raises(ValueError, match="rebuild_every"):
+        bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", rebuild_every=0, **run)
+    with pytest.raises(ValueError, match="rebuild_every"):
+        bayeswe.fit("hdp_lda", _tiny(), method="cgs", rebuild_every=4, **run)
