@@ -162,7 +162,7 @@ def args_class(method: str, model: str) -> Any:
 
         return GLDAGibbsArgs
     if (method, model) == ("cgs", "dp_mixture"):
-        from bayeswe.samplers.dp_mixture import DPMixtureArgs
+        from bayeswe.samplers.dp_options import DPMixtureArgs
 
         return DPMixtureArgs
     if (method, model) == ("cgs", "hdp_gaussian_lda"):

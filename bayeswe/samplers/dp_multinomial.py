@@ -41,7 +41,7 @@ from bayeswe.dp.data import DPDataError, DPMultinomialData
 from bayeswe.kernels import dp_mixture as gauss
 from bayeswe.kernels import dp_multinomial as kern
 from bayeswe.options import check_int
-from bayeswe.samplers.dp_mixture import DEFAULT_SCHEDULE, SPLIT_MERGE, DPMixtureArgs
+from bayeswe.samplers.dp_options import DEFAULT_SCHEDULE, SPLIT_MERGE, DPMixtureArgs
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
