@@ -279,6 +279,7 @@ def test_precision_and_solve_draw_alike(method: str) -> None:
     np.testing.assert_allclose(a.R, b.R, rtol=0, atol=1e-10)
 
 
+@pytest.mark.slow  # compiles the general (test-only) alias kernels: about a minute
 @pytest.mark.parametrize("scan", ["word", "document"])
 @pytest.mark.parametrize("density", ["precision", "solve"])
 def test_alias_fast_path_equals_the_general_code(density: str, scan: str) -> None:
