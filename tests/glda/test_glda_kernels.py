@@ -314,7 +314,9 @@ def test_alias_fast_path_equals_the_general_code(density: str, scan: str) -> Non
         # the word's table is fresh for the topics outside C and C takes fresh
         # densities: the proposal is the exact conditional, every step accepts
         assert rejected == 0.0
-    np.testing.assert_allclose(a.stale_t, b.stale_t, rtol=1e-12)
+    # densities are exp of log-densities up to ~60 in size, reached by different
+    # arithmetic: 1e-14 relative in the log is ~1e-12 relative in the density
+    np.testing.assert_allclose(a.stale_t, b.stale_t, rtol=1e-10)
 
 
 def test_density_option() -> None:
