@@ -30,7 +30,6 @@ many threads run the chains.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,8 +40,13 @@ import numpy as np
 
 from bayeswe.dp.data import DPDataError, DPMixtureData, DPMultinomialData
 from bayeswe.kernels import dp_mixture as kern
-from bayeswe.options import check_int
-from bayeswe.samplers.dp_options import DEFAULT_SCHEDULE, INITS, SPLIT_MERGE, DPMixtureArgs
+from bayeswe.samplers.dp_options import (
+    DEFAULT_SCHEDULE,
+    INITS,
+    SPLIT_MERGE,
+    DPMixtureArgs,
+    run_dp_cgs,
+)
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
@@ -373,8 +377,6 @@ def sample_dp_mixture(
     import xarray as xr
 
     from bayeswe.inference_data import to_inference_data
-    from bayeswe.options import check_seed
-    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
 
     if isinstance(data, DPMultinomialData):
         # the data pick the components: Dirichlet-multinomial clusters
@@ -387,73 +389,26 @@ def sample_dp_mixture(
             f"DPMultinomialData, got {type(data).__name__}"
         )
     args = DPMixtureArgs.from_options(options)
-    chains = 4 if chains is None else chains
-    check_int("chains", chains, minimum=1)
-    chains = int(chains)
-    seed = check_seed("seed", seed)
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
-    if isinstance(args.init, (list, tuple)) and len(args.init) != chains:
-        raise ValueError(f"init lists {len(args.init)} starts for {chains} chains")
-    given = (args.iter_warmup, args.iter_sampling, args.thin)
-    schedule = Schedule(
-        *(d if g is None else int(g) for g, d in zip(given, DEFAULT_SCHEDULE, strict=True))
-    )
-    split_merge = SPLIT_MERGE if args.split_merge is None else int(args.split_merge)
-    problem = DPMixtureProblem.from_data(data, args.heldout)
-    init = "one" if args.init is None else args.init
-    _warm_up_compiler()
-    sampler = DPMixtureSampler(problem, seed=seed, init=init, split_merge=split_merge)
-    init_setting = init if isinstance(init, str) else "given"
-    run = run_chains(
-        sampler,
+    done = run_dp_cgs(
+        lambda: DPMixtureProblem.from_data(data, args.heldout),
+        DPMixtureSampler,
+        _warm_up_compiler,
+        args=args,
         chains=chains,
-        schedule=schedule,
         seed=seed,
-        fingerprint=problem.fingerprint(),
-        settings={"split_merge": split_merge, "init": init_setting},
-        options=RunOptions(
-            parallel_chains=args.parallel_chains or min(chains, os.cpu_count() or 1),
-            checkpoint=args.checkpoint,
-            checkpoint_every=100 if args.checkpoint_every is None else int(args.checkpoint_every),
-            callback=args.callback,
-            show_progress=args.show_progress,
-        ),
+        attrs={"model": "dp_mixture"},
     )
-    d = run.draws
-    draws: dict[str, Any] = {"n_clusters": d["n_clusters"], "alpha": d["alpha"]}
-    if "heldout_log_density" in d:
-        draws["heldout_log_density"] = d["heldout_log_density"]
-        draws["heldout_lpd"] = np.asarray(d["heldout_log_density"]).sum(axis=-1)
-    attrs = {
-        "model": "dp_mixture",
-        "method": "cgs",
-        "init": init_setting,
-        "seed": seed,
-        "chains": chains,
-        "iter_warmup": schedule.iter_warmup,
-        "iter_sampling": schedule.iter_sampling,
-        "thin": schedule.thin,
-        "split_merge": split_merge,
-        "parallel_chains": run.parallel_chains,
-        "threads_per_chain": 1,
-        "wall_time": run.wall_time,
-        "sweep_time": float(run.totals["sweep_ns"].sum()) / 1e9,
-        "splits_accepted": int(run.totals["splits"].sum()),
-        "merges_accepted": int(run.totals["merges"].sum()),
-        "resumed": bool(run.resumed),
-    }
+    d = done.run.draws
     idata = to_inference_data(
         _spec(),
-        draws,
+        done.draws,
         data=data.to_stan(),
         sample_stats={"lp": d["lp"]},
-        warmup_sample_stats={"lp": run.warmup_lp} if schedule.iter_warmup else None,
-        attrs=attrs,
+        warmup_sample_stats={"lp": done.run.warmup_lp} if done.attrs["iter_warmup"] else None,
+        attrs=done.attrs,
         library=None,
     )
-    n_max = max(1, int(np.asarray(d["n_clusters"]).max()))
-    width = min(n_max, problem.display)
+    width = done.width
     weights = np.array(d["weights"])[:, :, :width]
     means = np.array(d["means"])[:, :, :width]
     summaries = xr.Dataset(
@@ -462,12 +417,12 @@ def sample_dp_mixture(
             "means": (("chain", "draw", "cluster", "dim"), means),
         },
         coords={
-            "chain": np.arange(chains),
+            "chain": np.arange(done.attrs["chains"]),
             "draw": np.arange(weights.shape[1]),
             "cluster": np.arange(width),
             "dim": idata.posterior.coords["dim"].values
             if "dim" in idata.posterior.coords
-            else np.arange(problem.y.shape[1]),
+            else np.arange(done.problem.y.shape[1]),
         },
     )
     idata.add_groups({"cluster_summaries": summaries}, warn_on_custom_groups=False)

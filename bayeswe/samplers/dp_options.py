@@ -1,5 +1,5 @@
-"""Options of the DP-mixture collapsed Gibbs samplers (Gaussian and multinomial
-components): :class:`DPMixtureArgs` and its defaults, shared by
+"""Options and run of the DP-mixture collapsed Gibbs samplers (Gaussian and multinomial
+components): :class:`DPMixtureArgs`, its defaults and :func:`run_dp_cgs`, shared by
 :mod:`bayeswe.samplers.dp_mixture` and :mod:`bayeswe.samplers.dp_multinomial`."""
 
 from __future__ import annotations
@@ -9,10 +9,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bayeswe.options import build_options, check_choice, check_int
-from bayeswe.progress import resolve as progress_resolve
+import numpy as np
 
-__all__ = ["DEFAULT_SCHEDULE", "INITS", "SPLIT_MERGE", "DPMixtureArgs"]
+from bayeswe.options import build_options, check_choice, check_int, check_seed
+from bayeswe.samplers.driver import check_run_options
+
+__all__ = ["DEFAULT_SCHEDULE", "INITS", "SPLIT_MERGE", "DPMixtureArgs", "DPRun", "run_dp_cgs"]
 
 #: Initial partitions: every point in one cluster (default), or each in its own.
 INITS: tuple[str, ...] = ("one", "singletons")
@@ -77,17 +79,103 @@ class DPMixtureArgs:
         return build_options(cls, "cgs", options)
 
     def validate(self) -> None:
-        check_int("iter_warmup", self.iter_warmup, minimum=0)
-        check_int("iter_sampling", self.iter_sampling, minimum=1)
-        check_int("thin", self.thin, minimum=1)
+        check_run_options(self)
         check_int("split_merge", self.split_merge, minimum=0)
-        check_int("parallel_chains", self.parallel_chains, minimum=1)
-        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
-        check_int("checkpoint_every", self.checkpoint_every, minimum=1)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError("callback must be callable")
         if isinstance(self.init, str) or self.init is None:
             check_choice("init", self.init, INITS)
         elif not isinstance(self.init, (Mapping, list, tuple)):
             raise ValueError(f"init must be one of {INITS}, a mapping or a list of mappings")
-        progress_resolve(self.show_progress)
+
+
+@dataclass(frozen=True)
+class DPRun:
+    """A finished DP-mixture run, ready for its InferenceData."""
+
+    #: The problem the chains ran on (its ``display`` caps the summaries' cluster axis).
+    problem: Any
+    #: The driver's output (:class:`bayeswe.samplers.driver.ChainRun`).
+    run: Any
+    #: The label-free posterior draws: ``n_clusters``, ``alpha`` and, with held-out
+    #: points, ``heldout_log_density`` and ``heldout_lpd``.
+    draws: dict[str, Any]
+    #: The run's settings and counts, as the InferenceData's ``attrs``.
+    attrs: dict[str, Any]
+    #: The width of the summaries' cluster axis: the most clusters any draw had, at
+    #: most ``problem.display``.
+    width: int
+
+
+def run_dp_cgs(
+    make_problem: Callable[[], Any],
+    make_sampler: Callable[..., Any],
+    warm_up: Callable[[], None],
+    *,
+    args: DPMixtureArgs,
+    chains: Any,
+    seed: Any,
+    attrs: Mapping[str, Any],
+) -> DPRun:
+    """Check ``chains`` and ``seed``, build the problem (``make_problem()``), compile the
+    kernels (``warm_up()``), run the chains of ``make_sampler(problem, seed=, init=,
+    split_merge=)`` through the driver and collect what both samplers report. ``attrs``
+    (the model's own, e.g. ``components``) lead the returned ``attrs``."""
+    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
+
+    chains = 4 if chains is None else chains
+    check_int("chains", chains, minimum=1)
+    chains = int(chains)
+    seed = check_seed("seed", seed)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+    if isinstance(args.init, (list, tuple)) and len(args.init) != chains:
+        raise ValueError(f"init lists {len(args.init)} starts for {chains} chains")
+    given = (args.iter_warmup, args.iter_sampling, args.thin)
+    schedule = Schedule(
+        *(d if g is None else int(g) for g, d in zip(given, DEFAULT_SCHEDULE, strict=True))
+    )
+    split_merge = SPLIT_MERGE if args.split_merge is None else int(args.split_merge)
+    init = "one" if args.init is None else args.init
+    problem = make_problem()
+    warm_up()
+    sampler = make_sampler(problem, seed=seed, init=init, split_merge=split_merge)
+    init_setting = init if isinstance(init, str) else "given"
+    run = run_chains(
+        sampler,
+        chains=chains,
+        schedule=schedule,
+        seed=seed,
+        fingerprint=problem.fingerprint(),
+        settings={"split_merge": split_merge, "init": init_setting},
+        options=RunOptions(
+            parallel_chains=args.parallel_chains or min(chains, os.cpu_count() or 1),
+            checkpoint=args.checkpoint,
+            checkpoint_every=100 if args.checkpoint_every is None else int(args.checkpoint_every),
+            callback=args.callback,
+            show_progress=args.show_progress,
+        ),
+    )
+    d = run.draws
+    draws: dict[str, Any] = {"n_clusters": d["n_clusters"], "alpha": d["alpha"]}
+    if "heldout_log_density" in d:
+        draws["heldout_log_density"] = d["heldout_log_density"]
+        draws["heldout_lpd"] = np.asarray(d["heldout_log_density"]).sum(axis=-1)
+    all_attrs = {
+        **attrs,
+        "method": "cgs",
+        "init": init_setting,
+        "seed": seed,
+        "chains": chains,
+        "iter_warmup": schedule.iter_warmup,
+        "iter_sampling": schedule.iter_sampling,
+        "thin": schedule.thin,
+        "split_merge": split_merge,
+        "parallel_chains": run.parallel_chains,
+        "threads_per_chain": 1,
+        "wall_time": run.wall_time,
+        "sweep_time": float(run.totals["sweep_ns"].sum()) / 1e9,
+        "splits_accepted": int(run.totals["splits"].sum()),
+        "merges_accepted": int(run.totals["merges"].sum()),
+        "resumed": bool(run.resumed),
+    }
+    width = min(max(1, int(np.asarray(d["n_clusters"]).max())), problem.display)
+    return DPRun(problem, run, draws, all_attrs, width)

@@ -47,6 +47,7 @@ from numpy.typing import DTypeLike, NDArray
 from bayeswe.errors import CheckpointError, NonFiniteStateError
 from bayeswe.options import check_int
 from bayeswe.progress import Progress
+from bayeswe.progress import resolve as progress_resolve
 from bayeswe.samplers.checkpoint import (
     DrawsDigests,
     check_checkpoint_path,
@@ -246,6 +247,22 @@ class _Layout:
         for (name, _, dtype, _, _), view in zip(self.items, self.views(flat).values(), strict=True):
             out[name] = view if dtype == np.float64 else view.astype(dtype)
         return out
+
+
+def check_run_options(args: Any) -> None:
+    """Validate the options every Markov chain sampler's arguments share: cmdstanpy's
+    ``iter_warmup``, ``iter_sampling`` and ``thin``, and the driver's
+    ``parallel_chains``, ``threads_per_chain``, ``checkpoint_every``, ``callback`` and
+    ``show_progress`` (``None`` passes: the default). ``ValueError`` names a bad one."""
+    check_int("iter_warmup", args.iter_warmup, minimum=0)
+    check_int("iter_sampling", args.iter_sampling, minimum=1)
+    check_int("thin", args.thin, minimum=1)
+    check_int("parallel_chains", args.parallel_chains, minimum=1)
+    check_int("threads_per_chain", args.threads_per_chain, minimum=1)
+    check_int("checkpoint_every", args.checkpoint_every, minimum=1)
+    if args.callback is not None and not callable(args.callback):
+        raise ValueError("callback must be callable")
+    progress_resolve(args.show_progress)
 
 
 def _check_chains(chains: Any) -> int:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,8 +48,8 @@ from bayeswe.kernels.glda.structs import Prior, Topics, TopicSums
 from bayeswe.kernels.hdp_structs import Topics as Weights
 from bayeswe.kernels.lda_cgs import init_assignments
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec
-from bayeswe.options import build_options, check_bool, check_int
-from bayeswe.progress import resolve as progress_resolve
+from bayeswe.options import build_options, check_int
+from bayeswe.samplers.hdp_lda import HDPArgs
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
@@ -106,19 +106,8 @@ HDP_GAUSSIAN_LDA = StanModelSpec(
 )
 
 
-def _check_prior(name: str, value: Any) -> None:
-    if value is None:
-        return
-    try:
-        shape, rate = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a pair (shape, rate), got {value!r}") from None
-    if not (np.isfinite(shape) and np.isfinite(rate) and shape > 0 and rate > 0):
-        raise ValueError(f"{name} must be two positive numbers (shape, rate), got {value!r}")
-
-
 @dataclass(frozen=True, kw_only=True)
-class HDPGLDAArgs:
+class HDPGLDAArgs(HDPArgs):
     """Options of ``method="cgs"`` for ``hdp_gaussian_lda``; ``None`` means the default.
 
     Attributes
@@ -140,44 +129,13 @@ class HDPGLDAArgs:
         As :class:`bayeswe.samplers.hdp_lda.HDPArgs`.
     """
 
-    iter_warmup: int | None = None
-    iter_sampling: int | None = None
-    thin: int | None = None
-    resample_concentrations: bool | None = None
-    alpha0_prior: tuple[float, float] | None = None
-    gamma_prior: tuple[float, float] | None = None
-    initial_topics: int | None = None
-    keep_topics: bool | None = None
-    parallel_chains: int | None = None
-    threads_per_chain: int | None = None
-    checkpoint: str | os.PathLike[str] | None = None
-    checkpoint_every: int | None = None
-    callback: Callable[[int], None] | None = None
-    show_progress: bool | None = None
-
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> HDPGLDAArgs:
         """Build and validate (``ValueError`` naming an unknown option or a bad value)."""
         return build_options(cls, "cgs", options)
 
-    def validate(self) -> None:
-        check_int("iter_warmup", self.iter_warmup, minimum=0)
-        check_int("iter_sampling", self.iter_sampling, minimum=1)
-        check_int("thin", self.thin, minimum=1)
-        check_int("initial_topics", self.initial_topics, minimum=1)
-        check_int("parallel_chains", self.parallel_chains, minimum=1)
-        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
-        check_int("checkpoint_every", self.checkpoint_every, minimum=1)
-        check_bool("resample_concentrations", self.resample_concentrations)
-        check_bool("keep_topics", self.keep_topics)
-        _check_prior("alpha0_prior", self.alpha0_prior)
-        _check_prior("gamma_prior", self.gamma_prior)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError("callback must be callable")
-        progress_resolve(self.show_progress)
-
     def get(self, name: str) -> Any:
-        """The option's value, or its default."""
+        """The option's value, or its default (Gaussian LDA's schedule)."""
         value = getattr(self, name)
         return _DEFAULTS.get(name) if value is None else value
 

@@ -62,7 +62,7 @@ from bayeswe.kernels.lda_cgs import counts_from_assignments, init_assignments
 from bayeswe.kernels.topic_lists import fill_topic_lists
 from bayeswe.lda.data import COORDS_KEY, LDAData
 from bayeswe.options import build_options, check_bool, check_int
-from bayeswe.progress import resolve as progress_resolve
+from bayeswe.samplers.driver import check_run_options
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
@@ -142,20 +142,12 @@ class HDPArgs:
         return build_options(cls, "cgs", options)
 
     def validate(self) -> None:
-        check_int("iter_warmup", self.iter_warmup, minimum=0)
-        check_int("iter_sampling", self.iter_sampling, minimum=1)
-        check_int("thin", self.thin, minimum=1)
+        check_run_options(self)
         check_int("initial_topics", self.initial_topics, minimum=1)
-        check_int("parallel_chains", self.parallel_chains, minimum=1)
-        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
-        check_int("checkpoint_every", self.checkpoint_every, minimum=1)
         check_bool("resample_concentrations", self.resample_concentrations)
         check_bool("keep_topics", self.keep_topics)
         _check_prior("alpha0_prior", self.alpha0_prior)
         _check_prior("gamma_prior", self.gamma_prior)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError("callback must be callable")
-        progress_resolve(self.show_progress)
 
     def get(self, name: str) -> Any:
         """The option's value, or its default."""

@@ -45,7 +45,7 @@ import numpy as np
 from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_int
-from bayeswe.progress import resolve as progress_resolve
+from bayeswe.samplers.driver import check_run_options
 
 __all__ = [
     "ALGORITHMS",
@@ -142,18 +142,10 @@ class CGSArgs:
         return build_options(cls, "cgs", options)
 
     def validate(self) -> None:
-        check_int("iter_warmup", self.iter_warmup, minimum=0)
-        check_int("iter_sampling", self.iter_sampling, minimum=1)
-        check_int("thin", self.thin, minimum=1)
-        check_int("parallel_chains", self.parallel_chains, minimum=1)
-        check_int("threads_per_chain", self.threads_per_chain, minimum=1)
-        check_int("checkpoint_every", self.checkpoint_every, minimum=1)
-        if self.callback is not None and not callable(self.callback):
-            raise ValueError("callback must be callable")
+        check_run_options(self)
         check_choice("algorithm", self.algorithm, ALGORITHMS)
         check_bool("keep_assignments", self.keep_assignments)
         check_choice("init", self.init, INITS)
-        progress_resolve(self.show_progress)
 
     @property
     def n_sampling(self) -> int:
