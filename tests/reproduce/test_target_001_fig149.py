@@ -96,7 +96,7 @@ def test_fig9_rules_choose_observed_context_words() -> None:
 
 
 def test_fig1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig1", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "001-fig1", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-fig1", "shell.png")
     assert results["cells_done"] == 2 and results["cells_failed"] == 0
@@ -121,7 +121,7 @@ def test_fig1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
 
 
 def test_fig4_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig4", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "001-fig4", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-fig4", "cosines.png")
     assert results["cells_done"] == 3 and results["cells_failed"] == 0
@@ -150,7 +150,7 @@ def test_fig4_quick(run_cli, target_outputs, tmp_path: Path) -> None:
 
 
 def test_fig9_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig9", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "001-fig9", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-fig9", "sensitivity.png")
     assert results["cells_done"] == 4 and results["cells_failed"] == 0

@@ -35,7 +35,7 @@ def test_helpers_are_exact() -> None:
 
 
 def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-table2", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "001-table2", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-table2", "ess.png")
     assert results["cells_done"] == 8 and results["cells_failed"] == 0

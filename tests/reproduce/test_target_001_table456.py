@@ -142,7 +142,7 @@ def test_table4_quick(run_cli, target_outputs, tmp_path: Path) -> None:
 
 
 def test_table5_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-table5", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "001-table5", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-table5", "holdout.png")
     assert results["cells_done"] == 4 and results["cells_failed"] == 0
@@ -172,7 +172,7 @@ def test_table5_quick(run_cli, target_outputs, tmp_path: Path) -> None:
 
 
 def test_table6_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-table6", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "001-table6", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     directory = tmp_path / "001-table6"
     results, table, report = target_outputs(directory, "cosines.csv", "cosines_K3.png")

@@ -91,7 +91,7 @@ def test_fig2_helpers() -> None:
 
 
 def test_table1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "003-table1", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "003-table1", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "003-table1", "pmi.png")
     assert results["cells_done"] == 2 and results["cells_failed"] == 0
@@ -229,7 +229,7 @@ def test_table2_verdicts_compare_with_the_column_where_nothing_is_hidden() -> No
 
 
 def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "003-table2", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "003-table2", "--quick", "--out", str(tmp_path), "--workers", "1"]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "003-table2", "accuracy.png")
     # per column: G-LDA (fix), LDA, and the online cell (the same fit, then batches)

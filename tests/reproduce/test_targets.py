@@ -43,7 +43,7 @@ def test_bad_arguments_exit_2_before_anything_runs(
 
 
 def test_naidu_fig8_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "002-fig8", "--quick", "--out", str(tmp_path), "--workers", "2"]
+    argv = ["reproduce", "002-fig8", "--quick", "--out", str(tmp_path), "--workers", "1"]
     code, out, _ = run_cli(argv)
     assert code == 0
     directory = tmp_path / "002-fig8"

@@ -106,8 +106,8 @@ def test_exact_samplers_are_calibrated(sampler: str) -> None:
         ("pg-gibbs-unidentified-lambda-x1.3", 200, None),
         # the sampler's document prior alpha 4x the one the data were drawn with
         ("lda-cgs-alpha-x4", 200, "log_p_z"),
-        # alias-MH with tables frozen and the MH ratio of log-densities
-        ("glda-alias-mh-log-ratio", 200, None),
+        # alias-MH with tables frozen and the MH ratio of log-densities (p 2e-19 at 50)
+        ("glda-alias-mh-log-ratio", 50, None),
         # the sampler's inverse-Wishart scale Psi 2x the prior's
         ("glda-cgs-psi-x2", 400, "log_p_v_given_z"),
     ],
@@ -120,15 +120,17 @@ def test_wrong_samplers_fail(sampler: str, replications: int, worst: str | None)
 
 
 @pytest.mark.parametrize(
-    "update",
+    ("update", "replications"),
     [
         # eta ~ Beta(alpha, N) instead of Beta(alpha + 1, N) in Escobar-West's update
-        "escobar_west_beta_off_by_one",
-        # the two-component gamma mixture replaced by its first component
-        "escobar_west_no_mixture",
+        # (family p 5e-12 at 100 replications)
+        ("escobar_west_beta_off_by_one", 100),
+        # the two-component gamma mixture replaced by its first component (p 0.06 at
+        # 100, 3e-10 at 200)
+        ("escobar_west_no_mixture", 200),
     ],
 )
-def test_dp_mixture_with_a_wrong_alpha_update_fails(update, monkeypatch) -> None:
+def test_dp_mixture_with_a_wrong_alpha_update_fails(update, replications, monkeypatch) -> None:
     """The wrong updates live in tests/sbc/dp_faulty.py, not in the production kernels."""
     import dp_faulty
 
@@ -139,7 +141,7 @@ def test_dp_mixture_with_a_wrong_alpha_update_fails(update, monkeypatch) -> None
     monkeypatch.setitem(
         cases.BROKEN, name, (case, cases.dp_replication(getattr(dp_faulty, update)))
     )
-    result = run_sbc(name, replications=REPS, seed=SEED)  # in this process: workers=1
+    result = run_sbc(name, replications=replications, seed=SEED)  # in this process: workers=1
     assert result.test.family_p_value < 1e-4, result.test.p_values
 
 
@@ -181,7 +183,8 @@ def test_a_wrong_hdp_lda_sampler_fails(resample: bool, monkeypatch) -> None:
 
 def test_a_wrong_infinite_gaussian_lda_sampler_fails(monkeypatch) -> None:
     """One table per (document, topic) instead of eq. (40)'s table counts
-    (``hdp_glda_faulty.minimal_path_step``, a test-only sweep) is caught at 200 replications."""
+    (``hdp_glda_faulty.minimal_path_step``, a test-only sweep) is caught at 50 replications
+    (family p 4e-34)."""
     import hdp_glda_faulty
 
     from bayeswe.sbc import cases
@@ -190,7 +193,7 @@ def test_a_wrong_infinite_gaussian_lda_sampler_fails(monkeypatch) -> None:
     wrong = dataclasses.replace(case, name="hdp-gaussian-lda-cgs-minimal-path")
     run = cases._hdp_glda(step=hdp_glda_faulty.minimal_path_step)
     monkeypatch.setitem(cases.BROKEN, wrong.name, (wrong, run))
-    result = run_sbc(wrong.name, replications=200, seed=SEED)
+    result = run_sbc(wrong.name, replications=50, seed=SEED)
     assert result.test.family_p_value < 1e-4
 
 
