@@ -481,6 +481,7 @@ def dp_replication(
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         from bayeswe.kernels import dp_mixture as kern
         from bayeswe.samplers import dp_mixture as dpm
+        from bayeswe.samplers.dp_options import SPLIT_MERGE
 
         data, z_true, alpha_true = _dp_draw(rng)
         problem = dpm.DPMixtureProblem.from_data(data)
@@ -490,11 +491,11 @@ def dp_replication(
 
         def sweep() -> None:
             if alpha_update is None:
-                dpm.step(problem, state, dpm.SPLIT_MERGE)
+                dpm.step(problem, state, SPLIT_MERGE)
                 return
             p, cl = problem.prior, state.clusters
             kern.gibbs_sweep(p, cl, problem.y, state.z, state.alpha, state.rng_state)
-            for _ in range(dpm.SPLIT_MERGE):
+            for _ in range(SPLIT_MERGE):
                 kern.split_merge(p, cl, problem.y, state.z, state.alpha, state.rng_state,
                                  state.members, state.side)  # fmt: skip
             state.alpha = alpha_update(problem, state, state.alpha)
@@ -554,6 +555,7 @@ def dp_multinomial_replication(
         from bayeswe.kernels import dp_multinomial as kern
         from bayeswe.kernels.dp_mixture import sample_alpha
         from bayeswe.samplers import dp_multinomial as dpm
+        from bayeswe.samplers.dp_options import SPLIT_MERGE
 
         alpha = float(rng.gamma(DP_SHAPE, 1.0 / DP_RATE))
         z = np.zeros(DPM_POINTS, dtype=np.int64)
@@ -578,11 +580,11 @@ def dp_multinomial_replication(
 
         def sweep() -> None:
             if gibbs_sweep is None:
-                dpm.step(problem, state, dpm.SPLIT_MERGE)
+                dpm.step(problem, state, SPLIT_MERGE)
                 return
             p, cl, pts = problem.prior, state.clusters, problem.points
             gibbs_sweep(p, cl, pts, state.z, state.alpha, state.rng_state)
-            for _ in range(dpm.SPLIT_MERGE):
+            for _ in range(SPLIT_MERGE):
                 kern.split_merge(p, cl, pts, state.z, state.alpha, state.rng_state,
                                  state.members, state.side)  # fmt: skip
             K, pr = int(cl.counts[0]), problem.prior
