@@ -37,8 +37,10 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # pytest-xdist: test files are shared out whole (--dist loadfile) to PYTEST_WORKERS
-# processes, one per core of a 2-core machine; PYTEST_WORKERS=0 runs them in this process.
-PYTEST_WORKERS ?= 2
+# processes: three on a 2-core machine, because with one per core a core idles while a
+# test waits for a subprocess (Stan, a Dask worker) to start; PYTEST_WORKERS=0 runs
+# them in this process.
+PYTEST_WORKERS ?= 3
 
 test: toolchain lint docs data
 	$(BIN)/python -m pytest -q -rs --durations=25 -n $(PYTEST_WORKERS) --dist loadfile tests
