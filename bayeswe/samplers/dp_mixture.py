@@ -30,7 +30,6 @@ many threads run the chains.
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +44,10 @@ from bayeswe.samplers.dp_options import (
     INITS,
     SPLIT_MERGE,
     DPMixtureArgs,
+    DPSampler,
+    checked_alpha,
+    checked_arrays,
+    initial_partition,
     run_dp_cgs,
 )
 from bayeswe.samplers.lda_cgs import chain_stream
@@ -54,7 +57,6 @@ __all__ = [
     "INITS",
     "SPLIT_MERGE",
     "DPMixtureArgs",
-    "DPMixtureInfo",
     "DPMixtureProblem",
     "DPMixtureSampler",
     "DPMixtureState",
@@ -94,6 +96,10 @@ class DPMixtureProblem:
     @property
     def n_points(self) -> int:
         return int(self.y.shape[0])
+
+    @property
+    def n_heldout(self) -> int:
+        return int(self.heldout.shape[0])
 
     def fingerprint(self) -> str:
         """SHA-256 of everything that defines the posterior and the records."""
@@ -143,18 +149,10 @@ def _state_from_labels(
 
 def init_state(problem: DPMixtureProblem, seed: int, chain: int, init: Any) -> DPMixtureState:
     """Chain ``chain``'s start (see :class:`DPMixtureArgs`' ``init``)."""
-    N = problem.n_points
-    p = problem.prior
     if isinstance(init, (list, tuple)):
         init = init[chain]
-    alpha = p.alpha_shape / p.alpha_rate
-    if init is None or init == "one":
-        labels = np.zeros(N, dtype=np.int64)
-    elif init == "singletons":
-        labels = np.arange(N, dtype=np.int64)
-    else:
-        labels = np.asarray(init.get("z", np.zeros(N, dtype=np.int64)))
-        alpha = float(init.get("alpha", alpha))
+    p = problem.prior
+    labels, alpha = initial_partition(problem.n_points, p.alpha_shape / p.alpha_rate, init)
     return _state_from_labels(problem, labels, alpha, chain_stream(seed, chain))
 
 
@@ -185,106 +183,45 @@ def log_joint(problem: DPMixtureProblem, state: DPMixtureState) -> float:
     return float(kern.log_joint(problem.prior, state.clusters, problem.n_points, state.alpha))
 
 
-@dataclass(frozen=True)
-class DPMixtureInfo:
-    """What one sweep reports."""
-
-    lp: float
-    n_clusters: int
-    alpha: float
-    splits: int
-    merges: int
-    sweep_ns: int
-
-
-class DPMixtureSampler:
+class DPMixtureSampler(DPSampler):
     """Collapsed Gibbs chains of one DP-mixture posterior, for
     :func:`bayeswe.samplers.driver.run_chains`."""
 
     name = "dp-mixture-cgs"
+    summary_name = "means"
+    cluster_arrays = _CLUSTER_ARRAYS
 
-    def __init__(
-        self, problem: DPMixtureProblem, *, seed: int, init: Any, split_merge: int
-    ) -> None:
-        self.problem = problem
-        self.seed = int(seed)
-        self.init_spec = init
-        self.split_merge = int(split_merge)
-        T, P, M = problem.display, problem.y.shape[1], problem.heldout.shape[0]
-        self.layout: dict[str, tuple[tuple[int, ...], Any]] = {
-            "lp": ((), np.float64),
-            "n_clusters": ((), np.int64),
-            "alpha": ((), np.float64),
-            "weights": ((T,), np.float64),
-            "means": ((T, P), np.float64),
-        }
-        if M:
-            self.layout["heldout_log_density"] = ((M,), np.float64)
+    def summary_shape(self) -> tuple[int, ...]:
+        return (self.problem.y.shape[1],)
+
+    def summary(self, state: DPMixtureState, slots: np.ndarray) -> np.ndarray:
+        return state.clusters.mu[slots]
+
+    def heldout_log_density(self, state: DPMixtureState) -> np.ndarray:
+        prob = self.problem
+        dens = np.empty(prob.n_heldout)
+        kern.predictive_log_density(prob.prior, state.clusters, prob.n_points, state.alpha,
+                                    prob.heldout, dens)  # fmt: skip
+        return dens
+
+    def sweep(self, state: DPMixtureState) -> list[int]:
+        return step(self.problem, state, self.split_merge)
+
+    def log_joint(self, state: DPMixtureState) -> float:
+        return log_joint(self.problem, state)
 
     def init(self, chain: int) -> DPMixtureState:
         return init_state(self.problem, self.seed, chain, self.init_spec)
 
-    def step(self, state: DPMixtureState) -> tuple[DPMixtureState, DPMixtureInfo]:
-        t0 = time.perf_counter_ns()
-        splits, merges = step(self.problem, state, self.split_merge)
-        ns = time.perf_counter_ns() - t0
-        info = DPMixtureInfo(
-            lp=log_joint(self.problem, state),
-            n_clusters=int(state.clusters.counts[0]),
-            alpha=state.alpha,
-            splits=splits,
-            merges=merges,
-            sweep_ns=ns,
-        )
-        return state, info
-
-    def record(self, state: DPMixtureState, info: DPMixtureInfo) -> dict[str, Any]:
-        cl, prob = state.clusters, self.problem
-        T = prob.display
-        slots = cl.active[: cl.counts[0]]
-        order = slots[np.argsort(-cl.n[slots], kind="stable")][:T]
-        weights = np.full(T, np.nan)
-        means = np.full((T, prob.y.shape[1]), np.nan)
-        weights[: order.size] = cl.n[order] / (prob.n_points + state.alpha)
-        means[: order.size] = cl.mu[order]
-        out = {"lp": info.lp, "n_clusters": info.n_clusters, "alpha": info.alpha,
-               "weights": weights, "means": means}  # fmt: skip
-        if prob.heldout.shape[0]:
-            dens = np.empty(prob.heldout.shape[0])
-            kern.predictive_log_density(prob.prior, cl, prob.n_points, state.alpha,
-                                        prob.heldout, dens)  # fmt: skip
-            out["heldout_log_density"] = dens
-        return out
-
-    def lp(self, info: DPMixtureInfo) -> float:
-        return info.lp
-
-    def tally(self, info: DPMixtureInfo) -> dict[str, int]:
-        return {"splits": info.splits, "merges": info.merges, "sweep_ns": info.sweep_ns}
-
-    def dump(self, state: DPMixtureState) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        arrays = {"z": state.z, "rng_state": state.rng_state}
-        arrays.update({name: getattr(state.clusters, name) for name in _CLUSTER_ARRAYS})
-        # JSON writes a float's shortest repr, which reads back to the same double
-        return arrays, {"sweeps_done": int(state.sweeps_done), "alpha": float(state.alpha)}
-
     def load(self, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any]) -> DPMixtureState:
         N, P = self.problem.y.shape
         S = N + 3
-        expected = {
+        got = checked_arrays(arrays, {
             "z": ((N,), np.int64), "rng_state": ((4,), np.uint64), "n": ((S,), np.int64),
             "mu": ((S, P), np.float64), "L": ((S, P, P), np.float64),
             "logdet": ((S,), np.float64), "active": ((S,), np.int64),
             "pos": ((S,), np.int64), "free": ((S,), np.int64), "counts": ((2,), np.int64),
-        }  # fmt: skip
-        if set(arrays) != set(expected):
-            raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
-        got = {}
-        for name, (shape, dtype) in expected.items():
-            a = np.array(arrays[name])
-            if a.shape != shape or a.dtype != dtype:
-                raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
-            got[name] = a
+        })  # fmt: skip
         cl = kern.Clusters(**{k: got[k] for k in _CLUSTER_ARRAYS}, work=np.zeros((4, P)))
         occupied = np.sort(cl.active[: cl.counts[0]])
         if not np.array_equal(occupied, np.unique(got["z"])) or not np.array_equal(
@@ -292,9 +229,7 @@ class DPMixtureSampler:
             cl.n[:N],  # the last 3: split-merge scratch
         ):
             raise ValueError("cluster sizes do not follow from the partition")
-        alpha = float(record["alpha"])
-        if not (np.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"alpha {alpha}")
+        alpha = checked_alpha(record)
         empty = np.zeros(N, dtype=np.int64)
         return DPMixtureState(
             got["z"], cl, alpha, got["rng_state"], empty, empty.copy(),

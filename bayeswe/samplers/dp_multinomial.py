@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,11 +38,17 @@ from bayeswe.corpus import BagOfWords
 from bayeswe.dp.data import DPDataError, DPMultinomialData
 from bayeswe.kernels import dp_mixture as gauss
 from bayeswe.kernels import dp_multinomial as kern
-from bayeswe.samplers.dp_options import DPMixtureArgs, run_dp_cgs
+from bayeswe.samplers.dp_options import (
+    DPMixtureArgs,
+    DPSampler,
+    checked_alpha,
+    checked_arrays,
+    initial_partition,
+    run_dp_cgs,
+)
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
-    "DPMultinomialInfo",
     "DPMultinomialProblem",
     "DPMultinomialSampler",
     "DPMultinomialState",
@@ -157,18 +162,10 @@ def init_state(
     problem: DPMultinomialProblem, seed: int, chain: int, init: Any
 ) -> DPMultinomialState:
     """Chain ``chain``'s start (see :class:`~bayeswe.samplers.dp_mixture.DPMixtureArgs`)."""
-    N = problem.n_points
-    p = problem.prior
     if isinstance(init, (list, tuple)):
         init = init[chain]
-    alpha = p.alpha_shape / p.alpha_rate
-    if init is None or init == "one":
-        labels = np.zeros(N, dtype=np.int64)
-    elif init == "singletons":
-        labels = np.arange(N, dtype=np.int64)
-    else:
-        labels = np.asarray(init.get("z", np.zeros(N, dtype=np.int64)))
-        alpha = float(init.get("alpha", alpha))
+    p = problem.prior
+    labels, alpha = initial_partition(problem.n_points, p.alpha_shape / p.alpha_rate, init)
     return _state_from_labels(problem, labels, alpha, chain_stream(seed, chain))
 
 
@@ -195,108 +192,48 @@ def log_joint(problem: DPMultinomialProblem, state: DPMultinomialState) -> float
     return float(kern.log_joint(problem.prior, state.clusters, problem.n_points, state.alpha))
 
 
-@dataclass(frozen=True)
-class DPMultinomialInfo:
-    """What one sweep reports."""
-
-    lp: float
-    n_clusters: int
-    alpha: float
-    splits: int
-    merges: int
-    sweep_ns: int
-
-
-class DPMultinomialSampler:
+class DPMultinomialSampler(DPSampler):
     """Collapsed Gibbs chains of one DP-multinomial posterior, for
     :func:`bayeswe.samplers.driver.run_chains`."""
 
     name = "dp-multinomial-cgs"
+    summary_name = "probabilities"
+    cluster_arrays = _CLUSTER_ARRAYS
 
-    def __init__(
-        self, problem: DPMultinomialProblem, *, seed: int, init: Any, split_merge: int
-    ) -> None:
-        self.problem = problem
-        self.seed = int(seed)
-        self.init_spec = init
-        self.split_merge = int(split_merge)
-        T, V, M = problem.display, problem.n_words, problem.n_heldout
-        self.layout: dict[str, tuple[tuple[int, ...], Any]] = {
-            "lp": ((), np.float64),
-            "n_clusters": ((), np.int64),
-            "alpha": ((), np.float64),
-            "weights": ((T,), np.float64),
-            "probabilities": ((T, V), np.float64),
-        }
-        if M:
-            self.layout["heldout_log_density"] = ((M,), np.float64)
+    def summary_shape(self) -> tuple[int, ...]:
+        return (self.problem.n_words,)
+
+    def summary(self, state: DPMultinomialState, slots: np.ndarray) -> np.ndarray:
+        cl, prior = state.clusters, self.problem.prior
+        return (prior.beta + cl.words[slots]) / (prior.beta_sum + cl.tokens[slots])[:, None]
+
+    def heldout_log_density(self, state: DPMultinomialState) -> np.ndarray:
+        prob = self.problem
+        dens = np.empty(prob.n_heldout)
+        kern.predictive_log_density(prob.prior, state.clusters, prob.n_points, state.alpha,
+                                    prob.heldout, dens)  # fmt: skip
+        return dens
+
+    def sweep(self, state: DPMultinomialState) -> list[int]:
+        return step(self.problem, state, self.split_merge)
+
+    def log_joint(self, state: DPMultinomialState) -> float:
+        return log_joint(self.problem, state)
 
     def init(self, chain: int) -> DPMultinomialState:
         return init_state(self.problem, self.seed, chain, self.init_spec)
-
-    def step(self, state: DPMultinomialState) -> tuple[DPMultinomialState, DPMultinomialInfo]:
-        t0 = time.perf_counter_ns()
-        splits, merges = step(self.problem, state, self.split_merge)
-        ns = time.perf_counter_ns() - t0
-        info = DPMultinomialInfo(
-            lp=log_joint(self.problem, state),
-            n_clusters=int(state.clusters.counts[0]),
-            alpha=state.alpha,
-            splits=splits,
-            merges=merges,
-            sweep_ns=ns,
-        )
-        return state, info
-
-    def record(self, state: DPMultinomialState, info: DPMultinomialInfo) -> dict[str, Any]:
-        cl, prob = state.clusters, self.problem
-        T = prob.display
-        slots = cl.active[: cl.counts[0]]
-        order = slots[np.argsort(-cl.n[slots], kind="stable")][:T]
-        weights = np.full(T, np.nan)
-        probs = np.full((T, prob.n_words), np.nan)
-        weights[: order.size] = cl.n[order] / (prob.n_points + state.alpha)
-        beta, B = prob.prior.beta, prob.prior.beta_sum
-        probs[: order.size] = (beta + cl.words[order]) / (B + cl.tokens[order])[:, None]
-        out = {"lp": info.lp, "n_clusters": info.n_clusters, "alpha": info.alpha,
-               "weights": weights, "probabilities": probs}  # fmt: skip
-        if prob.n_heldout:
-            dens = np.empty(prob.n_heldout)
-            kern.predictive_log_density(prob.prior, cl, prob.n_points, state.alpha,
-                                        prob.heldout, dens)  # fmt: skip
-            out["heldout_log_density"] = dens
-        return out
-
-    def lp(self, info: DPMultinomialInfo) -> float:
-        return info.lp
-
-    def tally(self, info: DPMultinomialInfo) -> dict[str, int]:
-        return {"splits": info.splits, "merges": info.merges, "sweep_ns": info.sweep_ns}
-
-    def dump(self, state: DPMultinomialState) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        arrays = {"z": state.z, "rng_state": state.rng_state}
-        arrays.update({name: getattr(state.clusters, name) for name in _CLUSTER_ARRAYS})
-        return arrays, {"sweeps_done": int(state.sweeps_done), "alpha": float(state.alpha)}
 
     def load(
         self, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any]
     ) -> DPMultinomialState:
         N, V = self.problem.n_points, self.problem.n_words
         S = N + 3
-        expected = {
+        got = checked_arrays(arrays, {
             "z": ((N,), np.int64), "rng_state": ((4,), np.uint64), "n": ((S,), np.int64),
             "tokens": ((S,), np.int64), "words": ((S, V), np.int32),
             "active": ((S,), np.int64), "pos": ((S,), np.int64), "free": ((S,), np.int64),
             "counts": ((2,), np.int64),
-        }  # fmt: skip
-        if set(arrays) != set(expected):
-            raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
-        got = {}
-        for name, (shape, dtype) in expected.items():
-            a = np.array(arrays[name])
-            if a.shape != shape or a.dtype != dtype:
-                raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
-            got[name] = a
+        })  # fmt: skip
         cl = kern.Clusters(**{k: got[k] for k in _CLUSTER_ARRAYS})
         z = got["z"]
         if z.min() < 0 or z.max() >= N:
@@ -313,9 +250,7 @@ class DPMultinomialSampler:
             or not np.array_equal(fresh.tokens[:N], cl.tokens[:N])
         ):
             raise ValueError("cluster sizes or counts do not follow from the partition")
-        alpha = float(record["alpha"])
-        if not (np.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"alpha {alpha}")
+        alpha = checked_alpha(record)
         empty = np.zeros(N, dtype=np.int64)
         return DPMultinomialState(
             z, cl, alpha, got["rng_state"], empty, empty.copy(),

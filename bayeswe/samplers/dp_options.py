@@ -1,10 +1,13 @@
-"""Options and run of the DP-mixture collapsed Gibbs samplers (Gaussian and multinomial
-components): :class:`DPMixtureArgs`, its defaults and :func:`run_dp_cgs`, shared by
-:mod:`bayeswe.samplers.dp_mixture` and :mod:`bayeswe.samplers.dp_multinomial`."""
+"""What the DP-mixture collapsed Gibbs samplers (Gaussian and multinomial components)
+share: their options (:class:`DPMixtureArgs` and its defaults), the driver's sampler
+(:class:`DPSampler`, which each component family completes) and the run
+(:func:`run_dp_cgs`); used by :mod:`bayeswe.samplers.dp_mixture` and
+:mod:`bayeswe.samplers.dp_multinomial`."""
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +17,16 @@ import numpy as np
 from bayeswe.options import build_options, check_choice, check_int, check_seed
 from bayeswe.samplers.driver import check_run_options
 
-__all__ = ["DEFAULT_SCHEDULE", "INITS", "SPLIT_MERGE", "DPMixtureArgs", "DPRun", "run_dp_cgs"]
+__all__ = [
+    "DEFAULT_SCHEDULE",
+    "INITS",
+    "SPLIT_MERGE",
+    "DPInfo",
+    "DPMixtureArgs",
+    "DPRun",
+    "DPSampler",
+    "run_dp_cgs",
+]
 
 #: Initial partitions: every point in one cluster (default), or each in its own.
 INITS: tuple[str, ...] = ("one", "singletons")
@@ -179,3 +191,141 @@ def run_dp_cgs(
     }
     width = min(max(1, int(np.asarray(d["n_clusters"]).max())), problem.display)
     return DPRun(problem, run, draws, all_attrs, width)
+
+
+@dataclass(frozen=True)
+class DPInfo:
+    """What one sweep of a DP-mixture sampler reports."""
+
+    lp: float
+    n_clusters: int
+    alpha: float
+    splits: int
+    merges: int
+    sweep_ns: int
+
+
+def initial_partition(n_points: int, alpha: float, init: Any) -> tuple[Any, float]:
+    """Labels and ``alpha`` of a chain's start from its ``init`` (see :class:`DPMixtureArgs`;
+    a list's element is picked by the caller); ``alpha`` is the given default unless the
+    mapping names one."""
+    if init is None or init == "one":
+        return np.zeros(n_points, dtype=np.int64), alpha
+    if init == "singletons":
+        return np.arange(n_points, dtype=np.int64), alpha
+    labels = np.asarray(init.get("z", np.zeros(n_points, dtype=np.int64)))
+    return labels, float(init.get("alpha", alpha))
+
+
+class DPSampler:
+    """The driver's sampler (:class:`bayeswe.samplers.driver.ChainSampler`) for a
+    DP-mixture collapsed Gibbs posterior; each component family's subclass gives its
+    sweep, log density, start and checkpoint loading, and the display summary of a
+    cluster (``summary_name``, of shape :meth:`summary_shape`)."""
+
+    name: str
+    #: The per-cluster display array: ``"means"`` or ``"probabilities"``.
+    summary_name: str
+    #: The cluster arrays a checkpoint holds.
+    cluster_arrays: tuple[str, ...]
+
+    def __init__(self, problem: Any, *, seed: int, init: Any, split_merge: int) -> None:
+        self.problem = problem
+        self.seed = int(seed)
+        self.init_spec = init
+        self.split_merge = int(split_merge)
+        T, M = problem.display, problem.n_heldout
+        self.layout: dict[str, tuple[tuple[int, ...], Any]] = {
+            "lp": ((), np.float64),
+            "n_clusters": ((), np.int64),
+            "alpha": ((), np.float64),
+            "weights": ((T,), np.float64),
+            self.summary_name: ((T, *self.summary_shape()), np.float64),
+        }
+        if M:
+            self.layout["heldout_log_density"] = ((M,), np.float64)
+
+    # -- the component family's parts
+    def summary_shape(self) -> tuple[int, ...]:
+        """The shape of one cluster's display summary."""
+        raise NotImplementedError
+
+    def summary(self, state: Any, slots: Any) -> Any:
+        """The display summaries of the clusters in ``slots``, one row each."""
+        raise NotImplementedError
+
+    def heldout_log_density(self, state: Any) -> Any:
+        """The log predictive density of each held-out point given the state."""
+        raise NotImplementedError
+
+    def sweep(self, state: Any) -> list[int]:
+        """One sweep in place; ``[splits, merges]`` accepted."""
+        raise NotImplementedError
+
+    def log_joint(self, state: Any) -> float:
+        """The collapsed log joint density of the state."""
+        raise NotImplementedError
+
+    def init(self, chain: int) -> Any:
+        raise NotImplementedError
+
+    def load(self, arrays: Mapping[str, Any], record: Mapping[str, Any]) -> Any:
+        raise NotImplementedError
+
+    # -- shared
+    def step(self, state: Any) -> tuple[Any, DPInfo]:
+        t0 = time.perf_counter_ns()
+        splits, merges = self.sweep(state)
+        ns = time.perf_counter_ns() - t0
+        n_clusters = int(state.clusters.counts[0])
+        return state, DPInfo(self.log_joint(state), n_clusters, state.alpha, splits, merges, ns)
+
+    def record(self, state: Any, info: DPInfo) -> dict[str, Any]:
+        cl, prob = state.clusters, self.problem
+        T = prob.display
+        slots = cl.active[: cl.counts[0]]
+        order = slots[np.argsort(-cl.n[slots], kind="stable")][:T]
+        weights = np.full(T, np.nan)
+        weights[: order.size] = cl.n[order] / (prob.n_points + state.alpha)
+        summary = np.full((T, *self.summary_shape()), np.nan)
+        summary[: order.size] = self.summary(state, order)
+        out = {"lp": info.lp, "n_clusters": info.n_clusters, "alpha": info.alpha,
+               "weights": weights, self.summary_name: summary}  # fmt: skip
+        if prob.n_heldout:
+            out["heldout_log_density"] = self.heldout_log_density(state)
+        return out
+
+    def lp(self, info: DPInfo) -> float:
+        return info.lp
+
+    def tally(self, info: DPInfo) -> dict[str, int]:
+        return {"splits": info.splits, "merges": info.merges, "sweep_ns": info.sweep_ns}
+
+    def dump(self, state: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        arrays = {"z": state.z, "rng_state": state.rng_state}
+        arrays.update({name: getattr(state.clusters, name) for name in self.cluster_arrays})
+        # JSON writes a float's shortest repr, which reads back to the same double
+        return arrays, {"sweeps_done": int(state.sweeps_done), "alpha": float(state.alpha)}
+
+
+def checked_arrays(
+    arrays: Mapping[str, Any], expected: Mapping[str, tuple[tuple[int, ...], Any]]
+) -> dict[str, Any]:
+    """A checkpoint's state arrays, each checked against its expected shape and dtype."""
+    if set(arrays) != set(expected):
+        raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
+    got = {}
+    for name, (shape, dtype) in expected.items():
+        a = np.array(arrays[name])
+        if a.shape != shape or a.dtype != dtype:
+            raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
+        got[name] = a
+    return got
+
+
+def checked_alpha(record: Mapping[str, Any]) -> float:
+    """A checkpoint's ``alpha``, positive and finite."""
+    alpha = float(record["alpha"])
+    if not (np.isfinite(alpha) and alpha > 0):
+        raise ValueError(f"alpha {alpha}")
+    return alpha
