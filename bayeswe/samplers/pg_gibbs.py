@@ -42,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -498,6 +499,38 @@ def _generator(state: dict[str, Any]) -> np.random.Generator:
     return np.random.Generator(bg)
 
 
+class _Streams(threading.local):
+    """Each thread's reusable generators, set to a state's streams for one block.
+
+    A state keeps its streams as bit-generator states (plain dicts, so that a step never
+    changes the state it is given); making a PCG64 for each costs more than the block
+    update of a small problem, so each thread keeps the objects, and the addresses of
+    their C bit generators, and loads a state into them."""
+
+    def __init__(self) -> None:
+        self.generators: list[np.random.Generator] = []
+        self.addresses = np.zeros(0, dtype=np.uint64)
+
+    def load(
+        self, states: Sequence[dict[str, Any]]
+    ) -> tuple[list[np.random.Generator], NDArray[np.uint64]]:
+        """Generators at ``states`` (valid until the next call in this thread) and their
+        bit generators' addresses."""
+        n = len(states)
+        if len(self.generators) < n:
+            self.generators += [_generator(s) for s in states[len(self.generators) :]]
+            self.addresses = np.array(
+                [g.bit_generator.ctypes.bit_generator.value for g in self.generators],
+                dtype=np.uint64,
+            )
+        for g, s in zip(self.generators, states, strict=False):
+            g.bit_generator.state = s
+        return self.generators[:n], self.addresses[:n]
+
+
+_STREAMS = _Streams()
+
+
 def init_state(
     problem: SGNSGibbsProblem,
     *,
@@ -610,22 +643,20 @@ def _update_block(
     beta: NDArray[np.float64],
     covariates: NDArray[np.float64],
     rngs: Sequence[np.random.Generator],
+    addresses: NDArray[np.uint64],
     inner_steps: int,
     prior_precision: float,
     native: bool,
     omega_given: NDArray[np.float64] | None = None,
     relax: float = 0.0,
 ) -> tuple[int, NDArray[np.float64]]:
-    # omega_given: the first inner step uses these PG variables (drawn for the other
-    # block in this sweep) instead of drawing new ones.
+    # addresses: the C bit generators of rngs, for the native PG draws. omega_given: the
+    # first inner step uses these PG variables (drawn for the other block in this sweep)
+    # instead of drawing new ones.
     K = beta.shape[1]
     omega = np.empty(len(block.n)) if omega_given is None else omega_given
     eps = np.empty((len(block.rows), K))
     gp, gpp = block.group_ptr, block.group_pair_ptr
-    if native:
-        addresses = np.array(
-            [r.bit_generator.ctypes.bit_generator.value for r in rngs], dtype=np.uint64
-        )
     failed = 0
     for step_no in range(inner_steps):
         draw = omega_given is None or step_no > 0
@@ -709,19 +740,19 @@ def step(
         native = kern.HAVE_NATIVE_PG
     omega = None
     for b, (beta, cov) in enumerate(((rho, alpha), (alpha, rho))):
-        rngs = [_generator(s) for s in state.rng_states[b]]
+        rngs, addresses = _STREAMS.load(state.rng_states[b])
         block = problem.blocks[b]
         given = omega[block.pair_index] if (omega_per_sweep and b == _ALPHA) else None
         f, omega = _update_block(
-            block, beta, cov, rngs, inner_steps, problem.prior_precision, native, given,
-            overrelax,
+            block, beta, cov, rngs, addresses, inner_steps, problem.prior_precision, native,
+            given, overrelax,
         )  # fmt: skip
         failed += f
         new_states.append(tuple(r.bit_generator.state for r in rngs))
     if not problem.identified:
         # Every sweep ends with a move along the ridge; its stream's state is the last one
         # (it advances only when the move is on).
-        g = _generator(state.rng_states[-1][0])
+        (g,), _ = _STREAMS.load(state.rng_states[-1])
         if gauge_moves:
             rho, alpha = gauge_move(rho, alpha, problem.prior_sd, g)
         new_states.append((g.bit_generator.state,))
