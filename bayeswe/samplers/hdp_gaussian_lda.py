@@ -28,7 +28,6 @@ Random streams: chain ``c`` owns the xoshiro256+ stream
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,7 +48,7 @@ from bayeswe.kernels.hdp_structs import Topics as Weights
 from bayeswe.kernels.lda_cgs import init_assignments
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec
 from bayeswe.options import build_options, check_int
-from bayeswe.samplers.hdp_lda import HDPArgs
+from bayeswe.samplers.hdp_lda import HDPArgs, hdp_inference_data, run_hdp
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
@@ -662,7 +661,7 @@ def sample_hdp_gaussian_lda(
     CheckpointError
         A checkpoint written for other data or settings, corrupt, or in use.
     """
-    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
+    from bayeswe.samplers.driver import Schedule
     from bayeswe.stan.fitting import check_seed
 
     hdp = as_hdp_glda_data(data)
@@ -681,83 +680,8 @@ def sample_hdp_gaussian_lda(
         initial_topics=args.get("initial_topics"),
         keep_topics=args.get("keep_topics"),
     )
-    settings = {
-        "resample": problem.resample,
-        "alpha0_prior": list(problem.alpha0_prior),
-        "gamma_prior": list(problem.gamma_prior),
-        "initial_topics": sampler.initial_topics,
-        "keep_topics": sampler.keep_topics,
-        "display": problem.display,
-    }
-    run = run_chains(
-        sampler,
-        chains=chains,
-        schedule=schedule,
-        seed=seed,
-        fingerprint=problem.fingerprint(),
-        settings=settings,
-        options=RunOptions(
-            parallel_chains=args.parallel_chains or min(chains, os.cpu_count() or 1),
-            checkpoint=args.checkpoint,
-            checkpoint_every=args.get("checkpoint_every"),
-            callback=args.callback,
-            show_progress=args.show_progress,
-        ),
-    )
-    return _inference_data(hdp, problem, run, schedule, seed, chains)
-
-
-def _inference_data(
-    hdp: HDPGaussianLDAData, problem: HDPGLDAProblem, run: Any, schedule: Any, seed: int,
-    chains: int,
-) -> az.InferenceData:  # fmt: skip
-    from bayeswe.inference_data import to_inference_data
-
-    draws = run.draws
-    n_topics = np.asarray(draws["n_topics"])
-    max_topics = int(n_topics.max())
-    shown = min(max_topics, problem.display)
-    sweep_time = float(run.totals["sweep_ns"].sum()) / 1e9
-    attrs = {
-        "model": "hdp_gaussian_lda",
-        "method": "cgs",
-        "seed": seed,
-        "chains": chains,
-        "iter_warmup": schedule.iter_warmup,
-        "iter_sampling": schedule.iter_sampling,
-        "thin": schedule.thin,
-        "parallel_chains": run.parallel_chains,
-        "threads_per_chain": 1,
-        "n_tokens": problem.n_tokens,
-        "wall_time": run.wall_time,
-        "sweep_time": sweep_time,
-        "tokens_per_s": problem.n_tokens * schedule.total * chains / sweep_time
-        if sweep_time > 0
-        else float("nan"),
-        "max_topics": max_topics,
-        "resample_concentrations": problem.resample,
-        "resumed": bool(run.resumed),
-    }
-    coords = {**hdp.coords(), "topic": np.arange(shown)}
-    data = {**hdp.to_stan(), "__coords__": coords}
-    scalars = {name: np.array(draws[name]) for name in _SCALARS}
-    for name in ("n_topics", "n_tables"):
-        scalars[name] = scalars[name].astype(np.int64)
-    spec = HDP_GAUSSIAN_LDA
-    idata = to_inference_data(
-        spec,
-        scalars,
-        data=data,
-        sample_stats={"lp": np.array(draws["lp"])},
-        warmup_sample_stats={"lp": run.warmup_lp} if schedule.iter_warmup else None,
-        attrs=attrs,
-        library=None,
-    )
-    if "mu" in draws:
-        topics = {
-            name: np.array(draws[name])[:, :, :shown]
-            for name in ("topic_tokens", "beta", "mu", "top_words")
-        }
-        display = to_inference_data(spec, topics, data=data, attrs=attrs, library=None)
-        idata.add_groups({"topics": display.posterior})
-    return idata
+    run = run_hdp(problem, sampler, args, schedule, chains=chains, seed=seed, settings={})
+    return hdp_inference_data(
+        HDP_GAUSSIAN_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_gaussian_lda",
+        method="cgs", topic_arrays=("topic_tokens", "beta", "mu", "top_words"),
+    )  # fmt: skip

@@ -696,7 +696,7 @@ def sample_hdp_lda(
         A checkpoint written for other data or settings, corrupt, or in use.
     """
     from bayeswe.dp.models import HDP_LDA
-    from bayeswe.samplers.driver import RunOptions, Schedule, run_chains
+    from bayeswe.samplers.driver import Schedule
     from bayeswe.stan.fitting import check_seed
 
     if method not in ("cgs", "alias-mh"):
@@ -719,23 +719,44 @@ def sample_hdp_lda(
         method=method,
         rebuild_every=getattr(args, "rebuild_every", None),
     )
-    settings = {
-        "resample": problem.resample,
-        "alpha0_prior": list(problem.alpha0_prior),
-        "gamma_prior": list(problem.gamma_prior),
-        "initial_topics": sampler.initial_topics,
-        "keep_topics": sampler.keep_topics,
-        "display": problem.display,
-    }
-    if method == "alias-mh":
-        settings["rebuild_every"] = sampler.rebuild_every
-    run = run_chains(
+    extra = {"rebuild_every": sampler.rebuild_every} if method == "alias-mh" else {}
+    run = run_hdp(problem, sampler, args, schedule, chains=chains, seed=seed, settings=extra)
+    return hdp_inference_data(
+        HDP_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_lda", method=method,
+        topic_arrays=("topic_tokens", "beta", "phi"),
+    )  # fmt: skip
+
+
+def run_hdp(
+    problem: Any,
+    sampler: Any,
+    args: HDPArgs,
+    schedule: Any,
+    *,
+    chains: int,
+    seed: int,
+    settings: Mapping[str, Any],
+) -> Any:
+    """Run an HDP sampler's chains through the driver (:func:`~bayeswe.samplers.driver.
+    run_chains`), its checkpoint fingerprinted by the problem, the concentrations' priors,
+    the start and display settings and ``settings`` (the method's own)."""
+    from bayeswe.samplers.driver import RunOptions, run_chains
+
+    return run_chains(
         sampler,
         chains=chains,
         schedule=schedule,
         seed=seed,
         fingerprint=problem.fingerprint(),
-        settings=settings,
+        settings={
+            "resample": problem.resample,
+            "alpha0_prior": list(problem.alpha0_prior),
+            "gamma_prior": list(problem.gamma_prior),
+            "initial_topics": sampler.initial_topics,
+            "keep_topics": sampler.keep_topics,
+            "display": problem.display,
+            **settings,
+        },
         options=RunOptions(
             parallel_chains=args.parallel_chains or min(chains, os.cpu_count() or 1),
             checkpoint=args.checkpoint,
@@ -744,13 +765,15 @@ def sample_hdp_lda(
             show_progress=args.show_progress,
         ),
     )
-    return _inference_data(HDP_LDA, hdp, problem, run, schedule, seed, chains, method)
 
 
-def _inference_data(
-    spec: Any, hdp: HDPLDAData, problem: HDPProblem, run: Any, schedule: Any, seed: int,
-    chains: int, method: str = "cgs",
+def hdp_inference_data(
+    spec: Any, hdp: Any, problem: Any, run: Any, schedule: Any, seed: int, chains: int, *,
+    model: str, method: str, topic_arrays: tuple[str, ...],
 ) -> az.InferenceData:  # fmt: skip
+    """An HDP run's InferenceData: the label-free scalars in ``posterior``, ``lp`` in
+    ``sample_stats`` (and ``warmup_sample_stats``), and, when the draws recorded them, the
+    ``topic_arrays`` of each draw's largest topics in the group ``topics``."""
     from bayeswe.inference_data import to_inference_data
 
     draws = run.draws
@@ -759,7 +782,7 @@ def _inference_data(
     shown = min(max_topics, problem.display)
     sweep_time = float(run.totals["sweep_ns"].sum()) / 1e9
     attrs = {
-        "model": "hdp_lda",
+        "model": model,
         "method": method,
         "seed": seed,
         "chains": chains,
@@ -791,10 +814,8 @@ def _inference_data(
         attrs=attrs,
         library=None,
     )
-    if "phi" in draws:
-        topics = {
-            name: np.array(draws[name])[:, :, :shown] for name in ("topic_tokens", "beta", "phi")
-        }
+    if topic_arrays[-1] in draws:
+        topics = {name: np.array(draws[name])[:, :, :shown] for name in topic_arrays}
         display = to_inference_data(spec, topics, data=data, attrs=attrs, library=None)
         idata.add_groups({"topics": display.posterior})
     return idata
