@@ -26,6 +26,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "bayeswe.bench.hdp",
         "HDP-LDA collapsed Gibbs vs tomotopy HDPModel and gensim HdpModel (tokens/s, held-out)",
     ),
+    "hdp-chains": (
+        "bayeswe.bench.hdp_chains",
+        "HDP-LDA on NYT: do chains from 1 and 300 topics agree (R-hat, ESS), ours and tomotopy's",
+    ),
     "pg-gibbs": (
         "bayeswe.bench.pg_gibbs",
         "PG blocked Gibbs vs NUTS (Table 3 grid), Congress-scale sweep time",

@@ -28,6 +28,10 @@ averaged (:func:`hdp_rows`).
 A fourth, :data:`IGLDA_PLACEHOLDER`, becomes the table of the infinite Gaussian LDA
 study files ``benchmarks/studies/hdp_gaussian_lda_lee*.json`` (:func:`render_iglda_study`).
 
+A fifth, :data:`CHAINS_PLACEHOLDER`, becomes the table of the HDP-LDA diagnosability
+study files ``benchmarks/studies/hdp_chains*.json`` (``bayeswe bench hdp-chains``;
+:func:`render_chains_study`).
+
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
 """
@@ -51,6 +55,8 @@ HDP_FILE = "hdp.json"
 IGLDA_PLACEHOLDER = "<!-- hdp-gaussian-lda-lee-study -->"
 STUDIES = Path("benchmarks") / "studies"
 IGLDA_GLOB = "hdp_gaussian_lda_lee*.json"
+CHAINS_PLACEHOLDER = "<!-- hdp-chains-study -->"
+CHAINS_GLOB = "hdp_chains*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -738,6 +744,41 @@ def render_iglda_study(repo_root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+CHAINS_HEADER = (
+    "| sampler | corpus | starts (topics) | warm-up + kept | R-hat of the live topics "
+    "| least bulk ESS (scalar) | live topics by chain | wall s | diagnosable | file |"
+)
+
+
+def chains_rows(path: Path) -> list[list[str]]:
+    """One row per side of a ``bench hdp-chains`` file."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for side in ("bayeswe", "tomotopy"):
+        d = data[side]
+        worst = min(d["ess_bulk"], key=d["ess_bulk"].get)
+        rows.append([
+            side, data["summary"]["corpus"], ", ".join(map(str, data["starts"][side])),
+            f"{data['warmup']} + {data['draws']}", f"{d['rhat_n_topics']:.3f}",
+            f"{d['ess_bulk_min']:.0f} (`{worst}`)",
+            ", ".join(f"{x:g}" for x in d["live_topics_by_chain"]), f"{d['wall_s']:.0f}",
+            "yes" if d["diagnosable"] else "no", f"`{path.name}`",
+        ])  # fmt: skip
+    return rows
+
+
+def render_chains_study(repo_root: Path) -> str:
+    """The table of every ``benchmarks/studies/hdp_chains*.json``."""
+    paths = sorted((Path(repo_root) / STUDIES).glob(CHAINS_GLOB))
+    if not paths:
+        return f"No `{CHAINS_GLOB}` in `{STUDIES}/`.\n"
+    width = CHAINS_HEADER.count("|") - 1
+    lines = [CHAINS_HEADER, "|" + "---|" * width]
+    for path in paths:
+        lines += ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in chains_rows(path)]
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -769,7 +810,9 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    placeholders = (PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER)
+    placeholders = (
+        PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER
+    )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown
     root = _repo_root(config)
@@ -783,6 +826,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(HDP_PLACEHOLDER, render_hdp(root / RESULTS))
         if IGLDA_PLACEHOLDER in markdown:
             markdown = markdown.replace(IGLDA_PLACEHOLDER, render_iglda_study(root))
+        if CHAINS_PLACEHOLDER in markdown:
+            markdown = markdown.replace(CHAINS_PLACEHOLDER, render_chains_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

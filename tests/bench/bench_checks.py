@@ -46,6 +46,15 @@ SUMMARY_KEYS: dict[str, set[str]] = {
         "heldout_bands_separate",
         "by_corpus",
     },
+    "hdp-chains": {
+        "corpus",
+        "live_topics",
+        *(
+            f"{side}{key}"
+            for side in ("", "tomotopy_")
+            for key in ("rhat_n_topics", "ess_bulk_min", "wall_s", "diagnosable")
+        ),
+    },
     "gaussian-lda-alias-kernel": {
         "tokens",
         "sweeps",

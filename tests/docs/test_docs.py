@@ -540,3 +540,29 @@ def test_hdp_table_averages_each_settings_seeds_from_the_records(tmp_path):
     ]  # fmt: skip
     assert "| nyt |" in hook.render_hdp(tmp_path)
     assert "No `hdp.json`" in hook.render_hdp(tmp_path / "missing")
+
+
+def test_chains_table_reads_both_sides_from_the_file(tmp_path):
+    hook = _hook()
+    side = {"rhat_n_topics": 1.004, "ess_bulk": {"lp": 900.0, "gamma": 410.0},
+            "ess_bulk_min": 410.0, "live_topics_by_chain": [80.5, 81, 79.9, 80.2],
+            "wall_s": 1234.5, "diagnosable": True}  # fmt: skip
+    peer = side | {"rhat_n_topics": 1.3, "ess_bulk": {"live_k": 12.0}, "ess_bulk_min": 12.0,
+                   "diagnosable": False}  # fmt: skip
+    study = {"summary": {"corpus": "nyt"}, "starts": {"bayeswe": [1, 300], "tomotopy": [2, 300]},
+             "warmup": 500, "draws": 1000, "bayeswe": side, "tomotopy": peer}  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json").write_text(json.dumps(study))
+    ours, theirs = hook.chains_rows(tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json")
+    assert ours == ["bayeswe", "nyt", "1, 300", "500 + 1000", "1.004", "410 (`gamma`)",
+                    "80.5, 81, 79.9, 80.2", "1234", "yes", "`hdp_chains_nyt.json`"]  # fmt: skip
+    assert theirs[4:6] == ["1.300", "12 (`live_k`)"] and theirs[8] == "no"
+    assert "| tomotopy | nyt |" in hook.render_chains_study(tmp_path)
+    assert "No `hdp_chains*.json`" in hook.render_chains_study(tmp_path / "missing")
+
+
+def test_cli_page_lists_every_benchmark():
+    from bayeswe.bench import BENCHMARKS
+
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert [name for name in BENCHMARKS if f"| `{name}` |" not in page] == []

@@ -1,0 +1,39 @@
+"""``bayeswe bench hdp-chains``: four HDP-LDA chains from two starts, ours and tomotopy's."""
+
+import numpy as np
+import pytest
+from bench_checks import check_result
+
+from bayeswe.bench import hdp_chains as bench
+
+pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
+
+
+def test_quick_bench_reports_both_sides_diagnostics(run_bench) -> None:
+    result = run_bench("hdp-chains", "--quick")
+    summary = check_result(result, "hdp-chains")
+    assert result["starts"] == {"bayeswe": [1, 1, 20, 20], "tomotopy": [2, 2, 20, 20]}
+    assert (result["warmup"], result["draws"]) == (20, 20)
+    for side, scalars in (("bayeswe", bench.OURS), ("tomotopy", bench.TOMOTOPY)):
+        diag = result[side]
+        assert set(diag["rhat"]) == set(diag["ess_bulk"]) == set(scalars)
+        assert diag["ess_bulk_min"] == min(diag["ess_bulk"].values())
+        assert len(diag["live_topics_by_chain"]) == 4
+        assert np.isfinite(list(diag["rhat"].values())).all()
+    assert summary["rhat_n_topics"] == result["bayeswe"]["rhat"]["n_topics"]
+    assert summary["tomotopy_rhat_n_topics"] == result["tomotopy"]["rhat"]["live_k"]
+    # 20 kept draws of four chains cannot reach a bulk ESS of 400
+    assert summary["diagnosable"] is False and summary["tomotopy_diagnosable"] is False
+    assert summary["wall_s"] > 0 and summary["tomotopy_wall_s"] > 0
+
+
+def test_verdict_needs_every_bar() -> None:
+    rng = np.random.default_rng(1)
+    mixed = {"k": rng.normal(size=(4, 2000)), "x": rng.normal(size=(4, 2000))}
+    assert bench._diagnostics(mixed, "k", 10.0)["diagnosable"]
+    assert not bench._diagnostics(mixed, "k", 2000.0)["diagnosable"]  # over the budget
+    apart = dict(mixed, k=mixed["k"] + np.arange(4)[:, None])  # chains disagree
+    assert bench._diagnostics(apart, "k", 10.0)["rhat_n_topics"] > 1.01
+    assert not bench._diagnostics(apart, "k", 10.0)["diagnosable"]
+    short = {k: v[:, :50] for k, v in mixed.items()}  # too few draws for ESS 400
+    assert not bench._diagnostics(short, "k", 10.0)["diagnosable"]
