@@ -17,26 +17,28 @@ with two chains in parallel (``initial_topics`` 1, then 300; seeds ``--seed`` an
 ``--seed + 1``), ``--warmup`` sweeps discarded and ``--draws`` kept (every one). The
 label-free scalars: ``lp`` (the collapsed log joint), ``n_topics``, ``n_tables``,
 ``alpha0`` and ``gamma``. **tomotopy**: four models (``TermWeight.ONE``, ``workers=1``,
-seeds ``--seed`` to ``--seed + 3``), two at a time in threads, the same warm-up and kept
-iterations; its label-free scalars after each kept iteration (trained one at a time):
-``ll_per_word``, ``live_k``, ``num_tables``, ``alpha`` and ``gamma``. R-hat and bulk ESS
-are ArviZ's (rank-normalized) over the four chains.
+seeds ``--seed`` to ``--seed + 3``), two at a time in processes, the same warm-up and kept
+iterations unless ``--peer-warmup`` and ``--peer-draws`` say otherwise (its iterations
+cost more than our sweeps); its label-free scalars after each kept iteration (trained
+one at a time): ``ll_per_word``, ``live_k``, ``num_tables``, ``alpha`` and ``gamma``.
+R-hat and bulk ESS are ArviZ's (rank-normalized) over the four chains.
 
 **Summary keys.** ``rhat_n_topics``, ``ess_bulk_min`` (the least over the five scalars),
 ``wall_s`` (our four chains, compilation excluded), ``diagnosable`` (R-hat of the number
 of topics at most 1.01, ``ess_bulk_min`` at least 400 and ``wall_s`` at most 1800), and
 the same with the prefix ``tomotopy_`` (``tomotopy_wall_s``: its four models' wall
-time, two at a time); ``live_topics`` (mean over the kept draws, per side), and per
-side every scalar's R-hat and bulk ESS. ``--quick``: a simulated corpus (100 documents
+time, two at a time in processes); ``live_topics`` (mean over the kept draws, per
+side), and per side every scalar's R-hat and bulk ESS. ``--quick``: a simulated corpus (100 documents
 of 30 tokens, V = 200), starts 1 and 20 topics (tomotopy 2 and 20), 20 + 20 iterations.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -116,9 +118,11 @@ def _tomotopy_chain(train: Any, k: int, seed: int, warmup: int, draws: int) -> n
 def _tomotopy(train: Any, starts: Sequence[int], warmup: int, draws: int, seed: int) -> dict:
     seeds = [seed + c for c in range(len(starts))]
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(2) as pool:
-        chains = list(pool.map(lambda a: _tomotopy_chain(train, *a, warmup, draws),
-                               zip(starts, seeds, strict=True)))  # fmt: skip
+    # processes: tomotopy's train holds the GIL, so threads would run one model at a time
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        n = len(starts)
+        chains = list(pool.map(_tomotopy_chain, [train] * n, starts, seeds, [warmup] * n,
+                               [draws] * n))  # fmt: skip
     wall = time.perf_counter() - t0
     stacked = np.stack(chains)  # (chain, draw, scalar)
     draws_by_name = {name: stacked[:, :, j] for j, name in enumerate(TOMOTOPY)}
@@ -129,7 +133,7 @@ def _tomotopy(train: Any, starts: Sequence[int], warmup: int, draws: int, seed: 
 
 def run(
     *, quick: bool = False, warmup: int = 500, draws: int = 1000, seed: int = 1,
-    split_seed: int = 1,
+    split_seed: int = 1, peer_warmup: int | None = None, peer_draws: int | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Run the benchmark and return the JSON-ready result (see the module docstring)."""
     from bayeswe.bench.hdp import prepare
@@ -139,6 +143,7 @@ def run(
 
         train = simulate_hdp_lda(n_docs=100, doc_length=30, n_words=200, seed=seed).data.corpus
         ours_starts, peer_starts, warmup, draws = [1, 1, 20, 20], [2, 2, 20, 20], 20, 20
+        peer_warmup = peer_draws = None
         corpus = "simulated"
     else:
         from bayeswe.datasets import load_nyt
@@ -146,7 +151,9 @@ def run(
         train = prepare(load_nyt(download=True), split_seed).train
         ours_starts, peer_starts, corpus = [1, 1, 300, 300], [2, 2, 300, 300], "nyt"
     ours = _ours(train, ours_starts, warmup, draws, seed)
-    peer = _tomotopy(train, peer_starts, warmup, draws, seed)
+    peer_warmup = warmup if peer_warmup is None else peer_warmup
+    peer_draws = draws if peer_draws is None else peer_draws
+    peer = _tomotopy(train, peer_starts, peer_warmup, peer_draws, seed)
     harness.progress({"tomotopy_wall_s": round(peer["wall_s"], 1)})
     summary: dict[str, Any] = {"corpus": corpus}
     for key in ("rhat_n_topics", "ess_bulk_min", "wall_s", "diagnosable"):
@@ -155,7 +162,8 @@ def run(
     summary["live_topics"] = {"bayeswe": ours["live_topics"], "tomotopy": peer["live_topics"]}
     return {
         "summary": summary, "quick": quick, "seed": seed, "split_seed": split_seed,
-        "warmup": warmup, "draws": draws, "eta": ETA, "train_docs": train.n_docs,
+        "warmup": warmup, "draws": draws, "peer_warmup": peer_warmup,
+        "peer_draws": peer_draws, "eta": ETA, "train_docs": train.n_docs,
         "train_tokens": train.n_tokens, "starts": {"bayeswe": ours_starts,
         "tomotopy": peer_starts}, "bars": {"rhat_max": RHAT_MAX, "ess_min": ESS_MIN,
         "budget_s": BUDGET_S}, "bayeswe": ours, "tomotopy": peer,
@@ -169,6 +177,10 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     harness.add_common_options(parser, quick="simulated corpus, 20 + 20 iterations (smoke)")
     parser.add_argument("--warmup", type=int, default=500, help="sweeps discarded (500)")
     parser.add_argument("--draws", type=int, default=1000, help="sweeps kept (1000)")
+    parser.add_argument("--peer-warmup", type=int, default=None,
+                        help="tomotopy's iterations discarded (default: --warmup)")  # fmt: skip
+    parser.add_argument("--peer-draws", type=int, default=None,
+                        help="tomotopy's iterations kept (default: --draws)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="first seed (1)")
     parser.add_argument("--split-seed", type=int, default=1, help="held-out split seed (1)")
     return parser
@@ -178,9 +190,10 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """Run the benchmark and print one JSON object."""
     if args is None:
         args = build_parser().parse_args(argv)
-    for name in ("warmup", "draws"):
-        if getattr(args, name) < (0 if name == "warmup" else 4):
-            raise harness.BenchError(f"--{name} is too small: {getattr(args, name)}")
+    for name in ("warmup", "draws", "peer_warmup", "peer_draws"):
+        value = getattr(args, name)
+        if value is not None and value < (0 if name.endswith("warmup") else 4):
+            raise harness.BenchError(f"--{name.replace('_', '-')} is too small: {value}")
     return harness.run_cli(
         "hdp-chains",
         args,
