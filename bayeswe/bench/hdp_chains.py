@@ -28,8 +28,9 @@ R-hat and bulk ESS are ArviZ's (rank-normalized) over the four chains.
 of topics at most 1.01, ``ess_bulk_min`` at least 400 and ``wall_s`` at most 1800), and
 the same with the prefix ``tomotopy_`` (``tomotopy_wall_s``: its four models' wall
 time, two at a time in processes); ``live_topics`` (mean over the kept draws, per
-side), and per side every scalar's R-hat and bulk ESS. ``--quick``: a simulated corpus (100 documents
-of 30 tokens, V = 200), starts 1 and 20 topics (tomotopy 2 and 20), 20 + 20 iterations.
+side), and per side every scalar's R-hat and bulk ESS. ``--quick``: a simulated corpus
+(100 documents of 30 tokens, V = 200), starts 1 and 20 topics (tomotopy 2 and 20),
+20 + 20 iterations.
 """
 
 from __future__ import annotations
