@@ -46,7 +46,7 @@ import numpy as np
 
 from bayeswe.bench import harness
 
-__all__ = ["build_parser", "main", "run"]
+__all__ = ["build_parser", "check_args", "main", "run"]
 
 ETA = 0.01
 #: The bars of the question: R-hat of the number of topics, least bulk ESS, seconds.
@@ -187,14 +187,20 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
+def check_args(args: argparse.Namespace) -> None:
+    """``ValueError`` (the CLI's exit 2, before anything runs) for fewer than 4 kept
+    iterations on either side: R-hat splits each chain in halves of at least 2."""
+    for name in ("draws", "peer_draws"):
+        value = getattr(args, name)
+        if value is not None and value < 4:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 4, got {value}")
+
+
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
     """Run the benchmark and print one JSON object."""
     if args is None:
         args = build_parser().parse_args(argv)
-    for name in ("warmup", "draws", "peer_warmup", "peer_draws"):
-        value = getattr(args, name)
-        if value is not None and value < (0 if name.endswith("warmup") else 4):
-            raise harness.BenchError(f"--{name.replace('_', '-')} is too small: {value}")
+    check_args(args)
     return harness.run_cli(
         "hdp-chains",
         args,

@@ -37,3 +37,14 @@ def test_verdict_needs_every_bar() -> None:
     assert not bench._diagnostics(apart, "k", 10.0)["diagnosable"]
     short = {k: v[:, :50] for k, v in mixed.items()}  # too few draws for ESS 400
     assert not bench._diagnostics(short, "k", 10.0)["diagnosable"]
+
+
+@pytest.mark.parametrize("argv", [["--draws", "3"], ["--peer-draws", "2"], ["--warmup", "-1"]])
+def test_bad_iterations_exit_2_before_anything_runs(argv, capsys) -> None:
+    from bayeswe.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "hdp-chains", *argv, "--json"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bayeswe: error:") and argv[0] in err
