@@ -38,8 +38,9 @@ docs: $(STAMP)
 
 # pytest-xdist: test files are shared out whole (--dist loadfile) to PYTEST_WORKERS
 # processes: three on a 2-core machine, because with one per core a core idles while a
-# test waits for a subprocess (Stan, a Dask worker) to start; PYTEST_WORKERS=0 runs
-# them in this process.
+# test waits for a subprocess (Stan, a Dask worker) to start. In a fresh clone (CI) the
+# Numba kernels are compiled in each worker that needs them, which takes that gain back;
+# later runs load them from the cache. PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 3
 
 test: toolchain lint docs data
