@@ -95,7 +95,9 @@ def _ours(train: Any, starts: Sequence[int], warmup: int, draws: int, seed: int)
             group = idata.sample_stats if name == "lp" else idata.posterior
             out[name].append(group[name].values)
         harness.progress({"ours": f"{n} chains from {k} topics", "wall_s": round(wall, 1)})
-    return _diagnostics({k: np.concatenate(v) for k, v in out.items()}, "n_topics", wall)
+    result = _diagnostics({k: np.concatenate(v) for k, v in out.items()}, "n_topics", wall)
+    harness.progress({"ours": result})  # on stderr before the peer's long run starts
+    return result
 
 
 def _tomotopy_chain(train: Any, k: int, seed: int, warmup: int, draws: int) -> np.ndarray:
