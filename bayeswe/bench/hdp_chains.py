@@ -23,6 +23,15 @@ cost more than our sweeps); its label-free scalars after each kept iteration (tr
 one at a time): ``ll_per_word``, ``live_k``, ``num_tables``, ``alpha`` and ``gamma``.
 R-hat and bulk ESS are ArviZ's (rank-normalized) over the four chains.
 
+**Equal footing.** Both sides get the same documents, ``eta``, starting concentrations
+and numbers of topics at the start (but tomotopy's smallest, 2), and the same warm-up and
+kept iterations unless ``--peer-warmup``/``--peer-draws`` give tomotopy fewer, which the
+file records. Both use the two cores, two chains at a time. Our ``wall_s`` is the
+samplers' own wall time (compilation excluded by a warm-up run, data preparation
+excluded); tomotopy's is its four models' wall time, document loading included. The
+diagnostics are computed the same way on both sides' label-free scalars; the bars are
+about our side, and tomotopy's verdict against them is reported beside.
+
 **Summary keys.** ``rhat_n_topics``, ``ess_bulk_min`` (the least over the five scalars),
 ``wall_s`` (our four chains, compilation excluded), ``diagnosable`` (R-hat of the number
 of topics at most 1.01, ``ess_bulk_min`` at least 400 and ``wall_s`` at most 1800), and
