@@ -42,6 +42,7 @@ from bayeswe.errors import CheckpointError, OutputError
 
 __all__ = [
     "check_checkpoint_path",
+    "checked_arrays",
     "checkpoint_lock",
     "create_draws_file",
     "lock_path",
@@ -312,3 +313,18 @@ class DrawsDigests:
             if self._block(draws, b, self.rows) != recorded:
                 bad.append((b * self.BLOCK, min((b + 1) * self.BLOCK, self.rows)))
         return bad
+
+
+def checked_arrays(
+    arrays: Mapping[str, Any], expected: Mapping[str, tuple[tuple[int, ...], Any]]
+) -> dict[str, Any]:
+    """A checkpoint's state arrays, each checked against its expected shape and dtype."""
+    if set(arrays) != set(expected):
+        raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
+    got = {}
+    for name, (shape, dtype) in expected.items():
+        a = np.array(arrays[name])
+        if a.shape != shape or a.dtype != dtype:
+            raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
+        got[name] = a
+    return got

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from bayeswe.options import build_options, check_choice, check_int, check_seed
+from bayeswe.samplers.checkpoint import checked_arrays
 from bayeswe.samplers.driver import check_run_options
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "DPMixtureArgs",
     "DPRun",
     "DPSampler",
+    "checked_arrays",
     "run_dp_cgs",
 ]
 
@@ -306,21 +308,6 @@ class DPSampler:
         arrays.update({name: getattr(state.clusters, name) for name in self.cluster_arrays})
         # JSON writes a float's shortest repr, which reads back to the same double
         return arrays, {"sweeps_done": int(state.sweeps_done), "alpha": float(state.alpha)}
-
-
-def checked_arrays(
-    arrays: Mapping[str, Any], expected: Mapping[str, tuple[tuple[int, ...], Any]]
-) -> dict[str, Any]:
-    """A checkpoint's state arrays, each checked against its expected shape and dtype."""
-    if set(arrays) != set(expected):
-        raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
-    got = {}
-    for name, (shape, dtype) in expected.items():
-        a = np.array(arrays[name])
-        if a.shape != shape or a.dtype != dtype:
-            raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
-        got[name] = a
-    return got
 
 
 def checked_alpha(record: Mapping[str, Any]) -> float:

@@ -45,6 +45,7 @@ import numpy as np
 from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_int
+from bayeswe.samplers.checkpoint import checked_arrays
 from bayeswe.samplers.driver import check_run_options
 
 __all__ = [
@@ -438,14 +439,7 @@ class CGSSampler:
                 "wl_pos": ((p.n_words, K), list_dtype),
                 "wl_len": ((p.n_words,), np.int32),
             }
-        if set(arrays) != set(expected):
-            raise ValueError(f"state arrays {sorted(arrays)}; need {sorted(expected)}")
-        got = {}
-        for name, (shape, dtype) in expected.items():
-            a = np.array(arrays[name])
-            if a.shape != shape or a.dtype != dtype:
-                raise ValueError(f"state array {name} is {a.dtype}{a.shape}; need {shape}")
-            got[name] = a
+        got = checked_arrays(arrays, expected)
         _check_consistent(p, got)
         state = CGSState(**got, sweeps_done=int(record["sweeps_done"]))
         if state.sweeps_done < 0:
