@@ -37,9 +37,10 @@ about our side, and tomotopy's verdict against them is reported beside.
 of topics at most 1.01, ``ess_bulk_min`` at least 400 and ``wall_s`` at most 1800), and
 the same with the prefix ``tomotopy_`` (``tomotopy_wall_s``: its four models' wall
 time, two at a time in processes); ``live_topics`` (mean over the kept draws, per
-side), and per side every scalar's R-hat and bulk ESS. ``--quick``: a simulated corpus
-(100 documents of 30 tokens, V = 200), starts 1 and 20 topics (tomotopy 2 and 20),
-20 + 20 iterations.
+side), and per side every scalar's R-hat, bulk ESS and kept draws per chain. ``--quick``:
+a simulated corpus (100 documents of 30 tokens, V = 200), starts 1 and 20 topics
+(tomotopy 2 and 20), 20 + 20 iterations (tomotopy's as ``--peer-warmup``/``--peer-draws``
+say, if given).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def _diagnostics(draws: dict[str, np.ndarray], topics: str, wall_s: float) -> di
         "rhat_n_topics": rhat[topics],
         "ess_bulk_min": ess_min,
         "wall_s": wall_s,
+        "draws_per_chain": int(np.shape(draws[topics])[1]),
         "live_topics": float(np.mean(draws[topics])),
         "live_topics_by_chain": np.asarray(draws[topics]).mean(axis=1).round(1).tolist(),
         "diagnosable": bool(rhat[topics] <= RHAT_MAX and ess_min >= ESS_MIN and wall_s <= BUDGET_S),
@@ -155,7 +157,6 @@ def run(
 
         train = simulate_hdp_lda(n_docs=100, doc_length=30, n_words=200, seed=seed).data.corpus
         ours_starts, peer_starts, warmup, draws = [1, 1, 20, 20], [2, 2, 20, 20], 20, 20
-        peer_warmup = peer_draws = None
         corpus = "simulated"
     else:
         from bayeswe.datasets import load_nyt
@@ -221,6 +222,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             draws=args.draws,
             seed=args.seed,
             split_seed=args.split_seed,
+            peer_warmup=args.peer_warmup,
+            peer_draws=args.peer_draws,
         ),  # fmt: skip
         argv=argv,
         peers=("tomotopy",),

@@ -10,10 +10,14 @@ pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
 
 def test_quick_bench_reports_both_sides_diagnostics(run_bench) -> None:
-    result = run_bench("hdp-chains", "--quick")
+    result = run_bench("hdp-chains", "--quick", "--peer-warmup", "12", "--peer-draws", "16")
     summary = check_result(result, "hdp-chains")
     assert result["starts"] == {"bayeswe": [1, 1, 20, 20], "tomotopy": [2, 2, 20, 20]}
     assert (result["warmup"], result["draws"]) == (20, 20)
+    # tomotopy's iterations are its own when --peer-warmup/--peer-draws are given
+    assert (result["peer_warmup"], result["peer_draws"]) == (12, 16)
+    assert result["bayeswe"]["draws_per_chain"] == 20
+    assert result["tomotopy"]["draws_per_chain"] == 16
     for side, scalars in (("bayeswe", bench.OURS), ("tomotopy", bench.TOMOTOPY)):
         diag = result[side]
         assert set(diag["rhat"]) == set(diag["ess_bulk"]) == set(scalars)
