@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps probabilistic-word-embeddings==1.18.2
 	touch $(STAMP)
 
+# The Numba kernels too, once, in two processes: without this each pytest worker that
+# needs a kernel compiles it (Gaussian LDA's alias-MH sweeps take about 40 s each).
 toolchain: $(STAMP)
 	$(BIN)/bayeswe toolchain build
+	$(BIN)/bayeswe toolchain kernels --jobs 2
 
 LINTED := bayeswe tests benchmarks docs/hooks docs/examples
 
@@ -38,9 +41,10 @@ docs: $(STAMP)
 
 # pytest-xdist: test files are shared out whole (--dist loadfile) to PYTEST_WORKERS
 # processes: three on a 2-core machine, because with one per core a core idles while a
-# test waits for a subprocess (Stan, a Dask worker) to start. In a fresh clone (CI) the
-# Numba kernels are compiled in each worker that needs them, which takes that gain back;
-# later runs load them from the cache. PYTEST_WORKERS=0 runs them in this process.
+# test waits for a subprocess (Stan, a Dask worker) to start. The toolchain step has
+# compiled the Numba kernels; the workers load them from the cache (only test-only
+# kernels, such as SBC's deliberately wrong samplers, are compiled in the worker that
+# needs them). PYTEST_WORKERS=0 runs them in this process.
 PYTEST_WORKERS ?= 3
 
 test: toolchain lint docs data

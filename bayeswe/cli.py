@@ -1,6 +1,6 @@
 """The ``bayeswe`` command line.
 
-``bayeswe toolchain [path|build]``, ``bayeswe data [fetch|list]``, ``bayeswe demo``,
+``bayeswe toolchain [path|build|kernels]``, ``bayeswe data [fetch|list]``, ``bayeswe demo``,
 ``bayeswe compare sgns`` and ``bayeswe compare lda`` (inference methods on simulated
 SGNS or LDA data),
 ``bayeswe sbc SAMPLER`` (simulation-based calibration),
@@ -91,6 +91,10 @@ def _check_toolchain(args: argparse.Namespace) -> None:
         raise ValueError("toolchain: --force goes with 'build' only")
     if args.json and args.action != "info":
         raise ValueError("toolchain: --json goes with 'info' only")
+    if args.jobs is not None and args.action != "kernels":
+        raise ValueError("toolchain: --jobs goes with 'kernels' only")
+    if args.jobs is not None and args.jobs < 1:
+        raise ValueError(f"toolchain: --jobs must be at least 1, got {args.jobs}")
 
 
 def _cmd_toolchain(args: argparse.Namespace) -> int:
@@ -101,6 +105,13 @@ def _cmd_toolchain(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         path = toolchain.build_bundled(force=args.force, progress=_progress)
         print(f"bundled CmdStan ready at {path} ({time.perf_counter() - start:.1f} s)")
+        return 0
+    if args.action == "kernels":
+        from bayeswe.samplers.warm import compile_kernels
+
+        start = time.perf_counter()
+        compile_kernels(args.jobs, progress=_progress)
+        print(f"Numba kernels compiled and cached ({time.perf_counter() - start:.1f} s)")
         return 0
     real = toolchain.find_real_cmdstan()
     info = toolchain.current(progress=_progress).as_dict()
@@ -467,13 +478,16 @@ def build_parser() -> argparse.ArgumentParser:
     tc.add_argument(
         "action",
         nargs="?",
-        choices=("info", "path", "build"),
+        choices=("info", "path", "build", "kernels"),
         default="info",
         help="info (default): what is in use; path: its directory only; "
-        "build: build the bundled one",
+        "build: build the bundled one; kernels: compile bayeswe's Numba kernels into "
+        "Numba's cache, so that no later run waits for them",
     )
     tc.add_argument("--force", action="store_true", help="with build: rebuild even if up to date")
     tc.add_argument("--json", action="store_true", help="with info: print JSON")
+    tc.add_argument("--jobs", type=int, default=None,
+                    help="with kernels: processes (default: the CPUs available)")  # fmt: skip
     _add_debug(tc)
     tc.set_defaults(func=_cmd_toolchain, check=_check_toolchain, where="toolchain")
 
