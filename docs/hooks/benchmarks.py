@@ -754,12 +754,15 @@ def chains_rows(path: Path) -> list[list[str]]:
     """One row per side of a ``bench hdp-chains`` file."""
     data = json.loads(path.read_text(encoding="utf-8"))
     rows = []
-    for side in ("bayeswe", "tomotopy"):
+    for side, prefix in (("bayeswe", ""), ("tomotopy", "peer_")):
         d = data[side]
         worst = min(d["ess_bulk"], key=d["ess_bulk"].get)
+        # tomotopy's own iterations when the run gave it fewer (--peer-warmup/--peer-draws)
+        warmup = data.get(f"{prefix}warmup", data["warmup"])
+        draws = data.get(f"{prefix}draws", data["draws"])
         rows.append([
             side, data["summary"]["corpus"], ", ".join(map(str, data["starts"][side])),
-            f"{data['warmup']} + {data['draws']}", f"{d['rhat_n_topics']:.3f}",
+            f"{warmup} + {draws}", f"{d['rhat_n_topics']:.3f}",
             f"{d['ess_bulk_min']:.0f} (`{worst}`)",
             ", ".join(f"{x:g}" for x in d["live_topics_by_chain"]), f"{d['wall_s']:.0f}",
             "yes" if d["diagnosable"] else "no", f"`{path.name}`",

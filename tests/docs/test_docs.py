@@ -550,13 +550,14 @@ def test_chains_table_reads_both_sides_from_the_file(tmp_path):
     peer = side | {"rhat_n_topics": 1.3, "ess_bulk": {"live_k": 12.0}, "ess_bulk_min": 12.0,
                    "diagnosable": False}  # fmt: skip
     study = {"summary": {"corpus": "nyt"}, "starts": {"bayeswe": [1, 300], "tomotopy": [2, 300]},
-             "warmup": 500, "draws": 1000, "bayeswe": side, "tomotopy": peer}  # fmt: skip
+             "warmup": 500, "draws": 1000, "peer_warmup": 100, "peer_draws": 200,
+             "bayeswe": side, "tomotopy": peer}  # fmt: skip
     (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
     (tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json").write_text(json.dumps(study))
     ours, theirs = hook.chains_rows(tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json")
     assert ours == ["bayeswe", "nyt", "1, 300", "500 + 1000", "1.004", "410 (`gamma`)",
                     "80.5, 81, 79.9, 80.2", "1234", "yes", "`hdp_chains_nyt.json`"]  # fmt: skip
-    assert theirs[4:6] == ["1.300", "12 (`live_k`)"] and theirs[8] == "no"
+    assert theirs[3:6] == ["100 + 200", "1.300", "12 (`live_k`)"] and theirs[8] == "no"
     assert "| tomotopy | nyt |" in hook.render_chains_study(tmp_path)
     assert "No `hdp_chains*.json`" in hook.render_chains_study(tmp_path / "missing")
 
