@@ -170,3 +170,39 @@ def test_hdp_lda_refuses_empty_documents_and_bad_concentrations(m, data) -> None
     m[data.draw(st.integers(0, m.shape[0] - 1))] = 0
     with pytest.raises(DPDataError, match="non-empty documents"):
         HDPLDAData(BagOfWords.from_dense(m, vocab), truncation=3)
+
+
+@FAST
+@given(m=count_matrices(), D=st.integers(1, 4), g=positive, a=positive, data=st.data())
+def test_infinite_gaussian_lda_keeps_gaussian_ldas_prior_and_its_concentrations(
+    m, D, g, a, data
+) -> None:
+    from bayeswe.glda import GaussianLDAData, HDPGaussianLDAData
+
+    vocab = Vocabulary(tuple(f"w{v}" for v in range(m.shape[1])))
+    bow = BagOfWords.from_dense(m, vocab)
+    emb = np.array(data.draw(st.lists(finite, min_size=m.shape[1] * D, max_size=m.shape[1] * D)))
+    emb = emb.reshape(m.shape[1], D)
+    hdp = HDPGaussianLDAData(bow, emb, gamma=g, alpha0=a)
+    glda = GaussianLDAData(bow, emb, n_topics=2, alpha=1.0)
+    for name in ("embeddings", "mu0", "Psi"):
+        np.testing.assert_array_equal(getattr(hdp, name), getattr(glda, name))
+    assert (hdp.kappa, hdp.nu, hdp.gamma, hdp.alpha0) == (glda.kappa, glda.nu, g, a)
+
+
+@FAST
+@given(m=count_matrices(), data=st.data())
+def test_infinite_gaussian_lda_refuses_bad_vectors_and_concentrations(m, data) -> None:
+    from bayeswe.glda import GaussianLDADataError, HDPGaussianLDAData
+
+    bow = BagOfWords.from_dense(m, Vocabulary(tuple(f"w{v}" for v in range(m.shape[1]))))
+    emb = np.ones((m.shape[1], 2))
+    emb[data.draw(st.integers(0, m.shape[1] - 1)), data.draw(st.integers(0, 1))] = np.nan
+    with pytest.raises(GaussianLDADataError, match="NaN or infinite"):
+        HDPGaussianLDAData(bow, emb)
+    field = data.draw(st.sampled_from(["gamma", "alpha0"]))
+    bad = {field: data.draw(not_positive)}
+    with pytest.raises(GaussianLDADataError, match=field):
+        HDPGaussianLDAData(bow, np.ones((m.shape[1], 2)), **bad)
+    with pytest.raises(GaussianLDADataError, match="truncation"):
+        HDPGaussianLDAData(bow, np.ones((m.shape[1], 2)), truncation=data.draw(st.integers(-3, 0)))
