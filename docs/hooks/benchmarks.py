@@ -137,6 +137,20 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _table(header: str, rows: list[list[str]]) -> list[str]:
+    """Markdown lines of a table: ``header`` (a ``| a | b |`` line), its rule, the rows."""
+    width = header.count("|") - 1
+    return [header, "|" + "---|" * width] + ["| " + " | ".join(map(_cell, r)) + " |" for r in rows]
+
+
+def _study_table(repo_root: Path, glob: str, header: str, rows: Any) -> str:
+    """One table of the rows (``rows(path)``) of every ``benchmarks/studies/<glob>``."""
+    paths = sorted((Path(repo_root) / STUDIES).glob(glob))
+    if not paths:
+        return f"No `{glob}` in `{STUDIES}/`.\n"
+    return "\n".join(_table(header, [r for path in paths for r in rows(path)])) + "\n"
+
+
 def _flatten(summary: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     rows: list[tuple[str, Any]] = []
     for key, value in summary.items():
@@ -594,12 +608,9 @@ def render_mixing(results_dir: Path) -> str:
     rows = mixing_rows(results_dir)
     if not rows:
         return f"No `{MIXING_PREFIX}*.json` files in `{Path(results_dir).name}/`.\n"
-    width = MIXING_HEADER.count("|") - 1
     parts = []
     for K in sorted(rows):
-        parts += [f"**K = {K}**", "", MIXING_HEADER, "|" + "---|" * width]
-        parts += ["| " + " | ".join(cells) + " |" for cells in rows[K]]
-        parts.append("")
+        parts += [f"**K = {K}**", "", *_table(MIXING_HEADER, rows[K]), ""]
     return "\n".join(parts)
 
 
@@ -673,9 +684,7 @@ def render_hdp(results_dir: Path) -> str:
     path = Path(results_dir) / HDP_FILE
     if not path.is_file():
         return f"No `{HDP_FILE}` in `{Path(results_dir).name}/`.\n"
-    width = HDP_HEADER.count("|") - 1
-    lines = [HDP_HEADER, "|" + "---|" * width]
-    lines += ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in hdp_rows(path)]
+    lines = _table(HDP_HEADER, hdp_rows(path))
     result = load_result(path)
     lines += ["", f"From [`{HDP_FILE}`](benchmarks.md#{_anchor(HDP_FILE)}), {_day(result)}."]
     return "\n".join(lines) + "\n"
@@ -734,14 +743,7 @@ IGLDA_HEADER = (
 
 def render_iglda_study(repo_root: Path) -> str:
     """The table of every ``benchmarks/studies/hdp_gaussian_lda_lee*.json``."""
-    paths = sorted((Path(repo_root) / STUDIES).glob(IGLDA_GLOB))
-    if not paths:
-        return f"No `{IGLDA_GLOB}` in `{STUDIES}/`.\n"
-    width = IGLDA_HEADER.count("|") - 1
-    lines = [IGLDA_HEADER, "|" + "---|" * width]
-    for path in paths:
-        lines += ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in iglda_rows(path)]
-    return "\n".join(lines) + "\n"
+    return _study_table(repo_root, IGLDA_GLOB, IGLDA_HEADER, iglda_rows)
 
 
 CHAINS_HEADER = (
@@ -772,14 +774,7 @@ def chains_rows(path: Path) -> list[list[str]]:
 
 def render_chains_study(repo_root: Path) -> str:
     """The table of every ``benchmarks/studies/hdp_chains*.json``."""
-    paths = sorted((Path(repo_root) / STUDIES).glob(CHAINS_GLOB))
-    if not paths:
-        return f"No `{CHAINS_GLOB}` in `{STUDIES}/`.\n"
-    width = CHAINS_HEADER.count("|") - 1
-    lines = [CHAINS_HEADER, "|" + "---|" * width]
-    for path in paths:
-        lines += ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in chains_rows(path)]
-    return "\n".join(lines) + "\n"
+    return _study_table(repo_root, CHAINS_GLOB, CHAINS_HEADER, chains_rows)
 
 
 # --------------------------------------------------------------------------- MkDocs events
