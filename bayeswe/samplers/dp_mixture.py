@@ -190,19 +190,13 @@ class DPMixtureSampler(DPSampler):
     name = "dp-mixture-cgs"
     summary_name = "means"
     cluster_arrays = _CLUSTER_ARRAYS
+    kernels = kern
 
     def summary_shape(self) -> tuple[int, ...]:
         return (self.problem.y.shape[1],)
 
     def summary(self, state: DPMixtureState, slots: np.ndarray) -> np.ndarray:
         return state.clusters.mu[slots]
-
-    def heldout_log_density(self, state: DPMixtureState) -> np.ndarray:
-        prob = self.problem
-        dens = np.empty(prob.n_heldout)
-        kern.predictive_log_density(prob.prior, state.clusters, prob.n_points, state.alpha,
-                                    prob.heldout, dens)  # fmt: skip
-        return dens
 
     def sweep(self, state: DPMixtureState) -> list[int]:
         return step(self.problem, state, self.split_merge)

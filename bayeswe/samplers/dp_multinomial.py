@@ -199,6 +199,7 @@ class DPMultinomialSampler(DPSampler):
     name = "dp-multinomial-cgs"
     summary_name = "probabilities"
     cluster_arrays = _CLUSTER_ARRAYS
+    kernels = kern
 
     def summary_shape(self) -> tuple[int, ...]:
         return (self.problem.n_words,)
@@ -206,13 +207,6 @@ class DPMultinomialSampler(DPSampler):
     def summary(self, state: DPMultinomialState, slots: np.ndarray) -> np.ndarray:
         cl, prior = state.clusters, self.problem.prior
         return (prior.beta + cl.words[slots]) / (prior.beta_sum + cl.tokens[slots])[:, None]
-
-    def heldout_log_density(self, state: DPMultinomialState) -> np.ndarray:
-        prob = self.problem
-        dens = np.empty(prob.n_heldout)
-        kern.predictive_log_density(prob.prior, state.clusters, prob.n_points, state.alpha,
-                                    prob.heldout, dens)  # fmt: skip
-        return dens
 
     def sweep(self, state: DPMultinomialState) -> list[int]:
         return step(self.problem, state, self.split_merge)

@@ -230,6 +230,8 @@ class DPSampler:
     summary_name: str
     #: The cluster arrays a checkpoint holds.
     cluster_arrays: tuple[str, ...]
+    #: The family's kernel module (its ``predictive_log_density`` scores held-out points).
+    kernels: Any
 
     def __init__(self, problem: Any, *, seed: int, init: Any, split_merge: int) -> None:
         self.problem = problem
@@ -258,7 +260,11 @@ class DPSampler:
 
     def heldout_log_density(self, state: Any) -> Any:
         """The log predictive density of each held-out point given the state."""
-        raise NotImplementedError
+        prob = self.problem
+        dens = np.empty(prob.n_heldout)
+        self.kernels.predictive_log_density(prob.prior, state.clusters, prob.n_points,
+                                            state.alpha, prob.heldout, dens)  # fmt: skip
+        return dens
 
     def sweep(self, state: Any) -> list[int]:
         """One sweep in place; ``[splits, merges]`` accepted."""

@@ -28,7 +28,6 @@ Random streams: chain ``c`` owns the xoshiro256+ stream
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,13 +47,18 @@ from bayeswe.kernels.hdp_structs import Topics as Weights
 from bayeswe.kernels.lda_cgs import init_assignments
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec
 from bayeswe.options import build_options, check_int
-from bayeswe.samplers.hdp_lda import HDPArgs, hdp_inference_data, run_hdp
+from bayeswe.samplers.hdp_lda import (
+    _SCALARS,
+    HDPArgs,
+    HDPChains,
+    hdp_inference_data,
+    run_hdp,
+)
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
     "HDP_GAUSSIAN_LDA",
     "HDPGLDAArgs",
-    "HDPGLDAInfo",
     "HDPGLDAProblem",
     "HDPGLDASampler",
     "HDPGLDAState",
@@ -464,20 +468,7 @@ def topic_summary(
     return {"topic_tokens": tokens, "beta": beta, "mu": mu, "top_words": top}
 
 
-@dataclass(frozen=True)
-class HDPGLDAInfo:
-    """What one sweep reports: the log joint (``None`` when neither warm-up nor kept),
-    the display arrays of a kept sweep, and nanoseconds spent in :func:`step`."""
-
-    lp: float | None
-    topics: dict[str, np.ndarray] | None
-    sweep_ns: int
-
-
-_SCALARS = ("n_topics", "n_tables", "alpha0", "gamma", "beta_u")
-
-
-class HDPGLDASampler:
+class HDPGLDASampler(HDPChains):
     """Infinite Gaussian LDA chains for :func:`bayeswe.samplers.driver.run_chains`."""
 
     name = "hdp-gaussian-lda-cgs"
@@ -511,32 +502,17 @@ class HDPGLDASampler:
     def init(self, chain: int) -> HDPGLDAState:
         return init_state(self.problem, self.seed, chain, self.initial_topics)
 
-    def step(self, state: HDPGLDAState) -> tuple[HDPGLDAState, HDPGLDAInfo]:
-        t0 = time.perf_counter_ns()
+    def sweep(self, state: HDPGLDAState) -> None:
         step(self.problem, state)
-        ns = time.perf_counter_ns() - t0
-        t = state.sweeps_done - 1
-        kept = self.schedule.kept_index(t) is not None
-        lp = log_joint(self.problem, state) if kept or t < self.schedule.iter_warmup else None
-        topics = topic_summary(self.problem, state) if kept and self.keep_topics else None
-        return state, HDPGLDAInfo(lp, topics, ns)
 
-    def record(self, state: HDPGLDAState, info: HDPGLDAInfo) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "lp": info.lp,
-            "n_topics": state.n_topics,
-            "n_tables": state.n_tables,
-            "alpha0": state.alpha0,
-            "gamma": state.gamma,
-            "beta_u": float(state.weights.rest[0]),
-        }
-        return out | (info.topics or {})
+    def log_joint(self, state: HDPGLDAState) -> float:
+        return log_joint(self.problem, state)
 
-    def lp(self, info: HDPGLDAInfo) -> float | None:
-        return info.lp
+    def topic_summary(self, state: HDPGLDAState) -> dict[str, np.ndarray]:
+        return topic_summary(self.problem, state)
 
-    def tally(self, info: HDPGLDAInfo) -> dict[str, int]:
-        return {"sweep_ns": info.sweep_ns}
+    def leftover(self, state: HDPGLDAState) -> float:
+        return float(state.weights.rest[0])
 
     def dump(self, state: HDPGLDAState) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         a, w = state.assign, state.weights
@@ -544,13 +520,7 @@ class HDPGLDASampler:
             "z": a.z, "n_dk": a.n_dk, "n_k": a.n_k, "beta": w.beta, "rest": w.rest,
             "free": w.free, "n_free": w.n_free, "m_k": state.m_k, "rng_state": state.rng_state,
         }  # fmt: skip
-        record = {
-            "sweeps_done": int(state.sweeps_done),
-            "alpha0": float(state.alpha0).hex(),
-            "gamma": float(state.gamma).hex(),
-            "n_tables": int(state.n_tables),
-        }
-        return arrays, record
+        return arrays, self.scalars_record(state)
 
     def load(self, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any]) -> HDPGLDAState:
         a = {name: np.array(value) for name, value in arrays.items()}

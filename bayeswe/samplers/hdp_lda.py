@@ -68,6 +68,7 @@ from bayeswe.samplers.lda_cgs import chain_stream
 __all__ = [
     "HDPAliasArgs",
     "HDPArgs",
+    "HDPChains",
     "HDPInfo",
     "HDPProblem",
     "HDPSampler",
@@ -480,7 +481,72 @@ class HDPInfo:
 _SCALARS = ("n_topics", "n_tables", "alpha0", "gamma", "beta_u")
 
 
-class HDPSampler:
+class HDPChains:
+    """What the chains of the HDP samplers (HDP-LDA, infinite Gaussian LDA) share for
+    :func:`bayeswe.samplers.driver.run_chains`: the step (the log joint on warm-up and
+    kept sweeps, the display arrays on kept ones), the label-free record and the
+    concentrations a checkpoint keeps. A subclass gives :meth:`sweep`,
+    :meth:`log_joint`, :meth:`topic_summary`, :meth:`leftover` and its state's arrays
+    (``dump``'s arrays, ``load``)."""
+
+    problem: Any
+    schedule: Any
+    keep_topics: bool
+
+    def sweep(self, state: Any) -> None:
+        """One sweep in place."""
+        raise NotImplementedError
+
+    def log_joint(self, state: Any) -> float:
+        raise NotImplementedError
+
+    def topic_summary(self, state: Any) -> dict[str, np.ndarray]:
+        """The display arrays of the state's largest topics."""
+        raise NotImplementedError
+
+    def leftover(self, state: Any) -> float:
+        """``beta_u``: the top-level weight of the topics not represented."""
+        raise NotImplementedError
+
+    def step(self, state: Any) -> tuple[Any, HDPInfo]:
+        t0 = time.perf_counter_ns()
+        self.sweep(state)
+        ns = time.perf_counter_ns() - t0
+        t = state.sweeps_done - 1
+        kept = self.schedule.kept_index(t) is not None
+        lp = self.log_joint(state) if kept or t < self.schedule.iter_warmup else None
+        topics = self.topic_summary(state) if kept and self.keep_topics else None
+        return state, HDPInfo(lp, topics, ns)
+
+    def record(self, state: Any, info: HDPInfo) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "lp": info.lp,
+            "n_topics": state.n_topics,
+            "n_tables": state.n_tables,
+            "alpha0": state.alpha0,
+            "gamma": state.gamma,
+            "beta_u": self.leftover(state),
+        }
+        return out | (info.topics or {})
+
+    def lp(self, info: HDPInfo) -> float | None:
+        return info.lp
+
+    def tally(self, info: HDPInfo) -> dict[str, int]:
+        return {"sweep_ns": info.sweep_ns}
+
+    @staticmethod
+    def scalars_record(state: Any) -> dict[str, Any]:
+        """The checkpoint record of the state's scalars (floats exact, as hex)."""
+        return {
+            "sweeps_done": int(state.sweeps_done),
+            "alpha0": float(state.alpha0).hex(),
+            "gamma": float(state.gamma).hex(),
+            "n_tables": int(state.n_tables),
+        }
+
+
+class HDPSampler(HDPChains):
     """HDP-LDA chains for :func:`bayeswe.samplers.driver.run_chains`."""
 
     name = "hdp-lda-cgs"
@@ -519,35 +585,20 @@ class HDPSampler:
     def init(self, chain: int) -> HDPState:
         return init_state(self.problem, self.seed, chain, self.initial_topics)
 
-    def step(self, state: HDPState) -> tuple[HDPState, HDPInfo]:
-        t0 = time.perf_counter_ns()
+    def sweep(self, state: HDPState) -> None:
         if self.method == "alias-mh":
             step_alias(self.problem, state, self.rebuild_every)
         else:
             step(self.problem, state)
-        ns = time.perf_counter_ns() - t0
-        t = state.sweeps_done - 1
-        kept = self.schedule.kept_index(t) is not None
-        lp = log_joint(self.problem, state) if kept or t < self.schedule.iter_warmup else None
-        topics = topic_summary(self.problem, state) if kept and self.keep_topics else None
-        return state, HDPInfo(lp, topics, ns)
 
-    def record(self, state: HDPState, info: HDPInfo) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "lp": info.lp,
-            "n_topics": state.n_topics,
-            "n_tables": state.n_tables,
-            "alpha0": state.alpha0,
-            "gamma": state.gamma,
-            "beta_u": float(state.topics.rest[0]),
-        }
-        return out | (info.topics or {})
+    def log_joint(self, state: HDPState) -> float:
+        return log_joint(self.problem, state)
 
-    def lp(self, info: HDPInfo) -> float | None:
-        return info.lp
+    def topic_summary(self, state: HDPState) -> dict[str, np.ndarray]:
+        return topic_summary(self.problem, state)
 
-    def tally(self, info: HDPInfo) -> dict[str, int]:
-        return {"sweep_ns": info.sweep_ns}
+    def leftover(self, state: HDPState) -> float:
+        return float(state.topics.rest[0])
 
     def dump(self, state: HDPState) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         c, t = state.counts, state.topics
@@ -557,13 +608,7 @@ class HDPSampler:
             "wl_len": state.lists.length, "beta": t.beta, "rest": t.rest, "free": t.free,
             "n_free": t.n_free, "m_k": state.m_k, "rng_state": state.rng_state,
         }  # fmt: skip
-        record = {
-            "sweeps_done": int(state.sweeps_done),
-            "alpha0": float(state.alpha0).hex(),
-            "gamma": float(state.gamma).hex(),
-            "n_tables": int(state.n_tables),
-        }
-        return arrays, record
+        return arrays, self.scalars_record(state)
 
     def load(self, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any]) -> HDPState:
         a = {name: np.array(value) for name, value in arrays.items()}
