@@ -148,13 +148,18 @@ def test_collapsed_gibbs_agrees_with_nuts_on_label_free_quantities() -> None:
     cluster (one chain of four had a singleton in 7 % of draws, the others and every
     collapsed chain in 11-13 %; with 1,500 kept NUTS draws the z of the number of
     clusters reached -4.0), as NUTS rarely moves an empty component onto a few
-    outlying points. The collapsed sampler's own exactness is tested by enumeration
-    (tests/dp/test_dp_kernels.py) and SBC."""
+    outlying points. NUTS also diverges on this posterior (28-35 divergent transitions in
+    2,400 draws at the default adapt_delta, 3-15 at 0.99), so it runs at 0.99. Even
+    there its density at the held-out point beside the smallest cluster sits 0.03 nats
+    (3-4 of its MCSE) below the collapsed sampler's in every seed tried; which side
+    carries that bias is not settled. The collapsed sampler's own exactness is tested by
+    enumeration (tests/dp/test_dp_kernels.py) and SBC."""
     s = simulate_dp_mixture(n_points=80, weights=(0.5, 0.3, 0.2), truncation=16, seed=4)
     held = np.vstack([s.means + 0.5, [[0.0, 0.0]]])
     nuts = bayeswe.fit(
         "dp_mixture", s.data, method="nuts", seed=1, chains=4, iter_warmup=400,
-        iter_sampling=600, inits=initial_values(s.data, seed=1), show_progress=False,
+        iter_sampling=600, inits=initial_values(s.data, seed=1), adapt_delta=0.99,
+        show_progress=False,
     )  # fmt: skip
     cgs = bayeswe.fit(
         "dp_mixture", s.data, method="cgs", seed=1, chains=4, iter_warmup=500,
