@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-__all__ = ["TASKS", "compile_kernels"]
+__all__ = ["OTHER_TASKS", "TASKS", "compile_kernels"]
 
 #: Short runs: enough sweeps for every branch of the kernels (warm-up and kept).
 _RUN = {"chains": 1, "iter_warmup": 2, "iter_sampling": 2, "show_progress": False}
@@ -125,6 +125,28 @@ TASKS: dict[str, tuple[tuple[str, str, str, dict[str, Any]], ...]] = {
     ),
 }
 
+
+def _faulty_gaussian_lda() -> None:
+    """The deliberately wrong alias-MH sweeps that ``bayeswe sbc``'s power checks run
+    (:mod:`bayeswe.sbc.faulty_glda`): one general kernel, every scan and density."""
+    from bayeswe.glda.simulate import simulate_gaussian_lda
+    from bayeswe.samplers.gaussian_lda import GLDAProblem, init_state
+    from bayeswe.sbc import faulty_glda
+
+    problem = GLDAProblem.from_data(
+        simulate_gaussian_lda(n_docs=4, doc_length=6, n_topics=2, dim=2, seed=1)[0]
+    )
+    for scan in ("word", "document"):
+        for density in ("precision", "solve"):
+            state = init_state(problem, seed=1, method="alias-mh")
+            faulty_glda.step(problem, state, mh="full-ratio", density=density, scan=scan)
+
+
+#: Name -> tasks that are not fits (run as they are).
+OTHER_TASKS: dict[str, Callable[[], None]] = {
+    "sbc power checks: faulty gaussian_lda alias-mh": _faulty_gaussian_lda,
+}
+
 #: Methods whose runs are Markov chains (``_RUN``'s options apply).
 _MCMC = ("pg-gibbs", "cgs", "alias-mh")
 
@@ -136,6 +158,9 @@ def _run_task(name: str) -> tuple[str, float]:
     # a worker process of its own: the Stan runs some methods start from (MAP) are noise
     set_cmdstanpy_level(QUIET)
     start = time.perf_counter()
+    if name in OTHER_TASKS:
+        OTHER_TASKS[name]()
+        return name, time.perf_counter() - start
     for model, data, method, options in TASKS[name]:
         run = _RUN if method in _MCMC else {}
         bayeswe.fit(model, _DATA[data](), method=method, seed=1, **run, **options)
@@ -150,13 +175,14 @@ def compile_kernels(
     ``jobs``: processes (default: the CPUs available, at most the number of tasks). A
     task whose kernels are cached already takes a few seconds (loading them).
     """
-    n_jobs = min(jobs or len(os.sched_getaffinity(0)), len(TASKS))
+    names = [*TASKS, *OTHER_TASKS]
+    n_jobs = min(jobs or len(os.sched_getaffinity(0)), len(names))
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     times: dict[str, float] = {}
     # spawn: a fresh interpreter per worker, as a later process would load the cache
     with ProcessPoolExecutor(n_jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for name, seconds in pool.map(_run_task, TASKS):
+        for name, seconds in pool.map(_run_task, names):
             times[name] = seconds
             if progress is not None:
                 progress(f"{name}: {seconds:.1f} s")

@@ -293,8 +293,8 @@ def _exact_predictive(y: np.ndarray, held: np.ndarray, a: float, b: float) -> np
 def test_held_out_predictive_matches_the_enumerated_posterior() -> None:
     """bayeswe.fit's collapsed sampler (alpha resampled, split-merge on) against the exact
     posterior predictive of 7 points: each held-out point within 4 Monte Carlo standard
-    errors. (NUTS on models/dp_mixture.stan at truncation 20 also agreed, within 2 of its
-    own MCSE, when this was written; it is too slow to run here.)"""
+    errors. NUTS is held to the collapsed sampler on the same data in
+    tests/samplers/test_dp_mixture.py."""
     import bayeswe
     from bayeswe.dp import DPMixtureData, log_pointwise_predictive
 

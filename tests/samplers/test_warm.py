@@ -50,3 +50,14 @@ def test_bad_jobs_exit_2_before_anything_runs(argv, message, capsys) -> None:
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("bayeswe: error:") and message in err
+
+
+def test_the_sbc_power_checks_wrong_sweeps_are_compiled_too() -> None:
+    """The faulty alias-MH kernel (one general kernel for every MH variant) has a task;
+    the task runs here in-process, from Numba's cache after ``make toolchain``."""
+    from bayeswe.samplers.warm import OTHER_TASKS
+    from bayeswe.sbc import faulty_glda
+
+    OTHER_TASKS["sbc power checks: faulty gaussian_lda alias-mh"]()
+    # one compiled signature serves every scan, density and MH variant
+    assert len(faulty_glda._sweep.signatures) == 1
