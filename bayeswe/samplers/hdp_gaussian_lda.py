@@ -47,13 +47,7 @@ from bayeswe.kernels.hdp_structs import Topics as Weights
 from bayeswe.kernels.lda_cgs import init_assignments
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec
 from bayeswe.options import build_options, check_int
-from bayeswe.samplers.hdp_lda import (
-    _SCALARS,
-    HDPArgs,
-    HDPChains,
-    hdp_inference_data,
-    run_hdp,
-)
+from bayeswe.samplers.hdp_lda import HDPArgs, HDPChains, hdp_inference_data, run_hdp
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
@@ -482,22 +476,16 @@ class HDPGLDASampler(HDPChains):
         initial_topics: int = 1,
         keep_topics: bool = True,
     ) -> None:
-        self.problem = problem
-        self.seed = int(seed)
-        self.schedule = schedule
-        self.initial_topics = int(initial_topics)
-        self.keep_topics = bool(keep_topics)
         T, D = problem.display, problem.dim
         n_top = min(N_TOP_WORDS, problem.n_words)
-        self.layout: dict[str, Any] = {"lp": ((), np.float64)}
-        self.layout |= {name: ((), np.float64) for name in _SCALARS}
-        if keep_topics:
-            self.layout |= {
-                "topic_tokens": ((T,), np.int64),
-                "beta": ((T,), np.float64),
-                "mu": ((T, D), np.float64),
-                "top_words": ((T, n_top), np.int64),
-            }
+        topic_layout = {
+            "topic_tokens": ((T,), np.int64),
+            "beta": ((T,), np.float64),
+            "mu": ((T, D), np.float64),
+            "top_words": ((T, n_top), np.int64),
+        }
+        super().__init__(problem, seed=seed, schedule=schedule, initial_topics=initial_topics,
+                         keep_topics=keep_topics, topic_layout=topic_layout)  # fmt: skip
 
     def init(self, chain: int) -> HDPGLDAState:
         return init_state(self.problem, self.seed, chain, self.initial_topics)

@@ -489,9 +489,27 @@ class HDPChains:
     :meth:`log_joint`, :meth:`topic_summary`, :meth:`leftover` and its state's arrays
     (``dump``'s arrays, ``load``)."""
 
-    problem: Any
-    schedule: Any
-    keep_topics: bool
+    def __init__(
+        self,
+        problem: Any,
+        *,
+        seed: int,
+        schedule: Any,
+        initial_topics: int,
+        keep_topics: bool,
+        topic_layout: dict[str, Any],
+    ) -> None:
+        """``topic_layout``: the shapes and dtypes of :meth:`topic_summary`'s arrays,
+        recorded on kept sweeps when ``keep_topics``."""
+        self.problem = problem
+        self.seed = int(seed)
+        self.schedule = schedule
+        self.initial_topics = int(initial_topics)
+        self.keep_topics = bool(keep_topics)
+        self.layout: dict[str, Any] = {"lp": ((), np.float64)}
+        self.layout |= {name: ((), np.float64) for name in _SCALARS}
+        if keep_topics:
+            self.layout |= topic_layout
 
     def sweep(self, state: Any) -> None:
         """One sweep in place."""
@@ -567,20 +585,14 @@ class HDPSampler(HDPChains):
         self.method = method
         self.name = f"hdp-lda-{method}"
         self.rebuild_every = rebuild_every
-        self.problem = problem
-        self.seed = int(seed)
-        self.schedule = schedule
-        self.initial_topics = int(initial_topics)
-        self.keep_topics = bool(keep_topics)
         T, V = problem.display, problem.n_words
-        self.layout: dict[str, Any] = {"lp": ((), np.float64)}
-        self.layout |= {name: ((), np.float64) for name in _SCALARS}
-        if keep_topics:
-            self.layout |= {
-                "topic_tokens": ((T,), np.int64),
-                "beta": ((T,), np.float64),
-                "phi": ((T, V), np.float64),
-            }
+        topic_layout = {
+            "topic_tokens": ((T,), np.int64),
+            "beta": ((T,), np.float64),
+            "phi": ((T, V), np.float64),
+        }
+        super().__init__(problem, seed=seed, schedule=schedule, initial_topics=initial_topics,
+                         keep_topics=keep_topics, topic_layout=topic_layout)  # fmt: skip
 
     def init(self, chain: int) -> HDPState:
         return init_state(self.problem, self.seed, chain, self.initial_topics)

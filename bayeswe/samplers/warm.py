@@ -175,7 +175,7 @@ def compile_kernels(
     ``jobs``: processes (default: the CPUs available, at most the number of tasks). A
     task whose kernels are cached already takes a few seconds (loading them).
     """
-    names = [*TASKS, *OTHER_TASKS]
+    names = [*OTHER_TASKS, *TASKS]  # the faulty sweeps' task is the largest: first
     n_jobs = min(jobs or len(os.sched_getaffinity(0)), len(names))
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")

@@ -184,6 +184,15 @@ def _log_partition_weight(y: np.ndarray, part: tuple[int, ...]) -> tuple[int, fl
     return K, sum(gammaln((lab == k).sum()) + _log_marginal(y[lab == k]) for k in range(K))
 
 
+def _alpha_grid(N: int, a: float, b: float, points: int):
+    """A grid on log alpha, alpha on it, and the part of ``log p(z, alpha)`` that does not
+    depend on the partition ``z`` (add ``K log alpha``): the trapezoid rule's nodes."""
+    la = np.linspace(-14, 8, points)
+    al = np.exp(la)
+    # log Gamma(alpha; a, b) + log alpha (Jacobian) + log [Gamma(alpha)/Gamma(alpha+N)]
+    return la, al, a * la - b * al + gammaln(al) - gammaln(al + N)
+
+
 def _exact_posterior(y: np.ndarray, alpha: float | None, a: float, b: float):
     """Posterior over partitions at fixed ``alpha`` or with ``alpha ~ Gamma(a, b)``
     integrated out (trapezoid rule on log alpha); also ``E[alpha | y]``."""
@@ -194,10 +203,7 @@ def _exact_posterior(y: np.ndarray, alpha: float | None, a: float, b: float):
         logp = w + K * np.log(alpha)
         p = np.exp(logp - logp.max())
         return parts, p / p.sum(), alpha
-    la = np.linspace(-14, 8, 20001)
-    al = np.exp(la)
-    # log Gamma(alpha; a, b) + log alpha (Jacobian) + log [alpha^K Gamma(alpha)/Gamma(alpha+N)]
-    base = a * la - b * al + gammaln(al) - gammaln(al + N)
+    la, al, base = _alpha_grid(N, a, b, 20001)
     joint = base[None, :] + K[:, None] * la[None, :] + w[:, None]
     top = joint.max()
     dens = np.exp(joint - top)
@@ -269,9 +275,7 @@ def _exact_predictive(y: np.ndarray, held: np.ndarray, a: float, b: float) -> np
     and the new point's density given a partition the CRP's
     ``(sum_k n_k m(S_k + x) / m(S_k) + alpha m(x)) / (N + alpha)``."""
     N = y.shape[0]
-    la = np.linspace(-14, 8, 8001)
-    al = np.exp(la)
-    base = a * la - b * al + gammaln(al) - gammaln(al + N)
+    la, al, base = _alpha_grid(N, a, b, 8001)
     num, den = np.zeros(len(held)), 0.0
     for part in _set_partitions(N):
         lab = np.array(part)
