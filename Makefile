@@ -19,7 +19,9 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The Numba kernels too, once, in two processes: without this each pytest worker that
-# needs a kernel compiles it (Gaussian LDA's alias-MH sweeps take about 40 s each).
+# needs a kernel compiles it (Gaussian LDA's alias-MH sweeps take about 40 s each). They
+# are cached by their source outside the tree (bayeswe/kernels/cache.py), so a fresh
+# clone of unchanged kernels loads them in seconds.
 toolchain: $(STAMP)
 	$(BIN)/bayeswe toolchain build
 	$(BIN)/bayeswe toolchain kernels --jobs 2

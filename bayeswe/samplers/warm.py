@@ -9,8 +9,8 @@ or before test workers start so that each does not compile the same kernels.
 
 Each task fits a tiny problem with one method through :func:`bayeswe.fit`, the path
 users take, so the compiled signatures are the ones a fit needs. Tasks run in
-``jobs`` processes; what a task compiles is in the cache of the installation (or in
-``NUMBA_CACHE_DIR``), not in the process.
+``jobs`` processes; what a task compiles is in the kernels' on-disk cache
+(:mod:`bayeswe.kernels.cache`, keyed by their source), not in the process.
 """
 
 from __future__ import annotations

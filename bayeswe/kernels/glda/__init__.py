@@ -23,10 +23,10 @@ No kernel allocates per token: work vectors are passed in (the ``cgs`` sweeps ta
 floats and ``iwork`` of ``7 * K`` int64, as :func:`bayeswe.samplers.gaussian_lda.step`
 allocates them).
 
-Numba's on-disk cache (``cache=True``) checks only the source file of the function it
-compiled: after editing :mod:`.common` or :mod:`.precision`, the cached sweeps of the
-other modules that inline or call the edited function are not recompiled. Clear
-``bayeswe/kernels/glda/__pycache__`` (or point ``NUMBA_CACHE_DIR`` elsewhere) then.
+The on-disk cache of these kernels is keyed by the source of the whole kernels package
+(:mod:`bayeswe.kernels.cache`): editing :mod:`.common` or :mod:`.precision` recompiles the
+sweeps of the other modules that inline or call them. With ``NUMBA_CACHE_DIR`` set,
+Numba's own cache decides instead, and it checks only each function's own file.
 """
 
 from __future__ import annotations
