@@ -15,7 +15,7 @@ and is checked against that one file. Two things follow, both fixed here:
 the SBC's deliberately wrong samplers, which import those kernels, by its own content
 as well): any edit of any kernel module moves every kernel to a fresh directory, and a
 checkout of the same source finds the kernels compiled already. The directory is
-``<cache>/numba/<digest>/``, where ``<cache>`` is :func:`bayeswe.stan.toolchain.cache_dir`
+``<cache>/numba/<digest>/``, where ``<cache>`` is :func:`bayeswe.paths.cache_dir`
 (``$BAYESWE_CACHE_DIR``, else ``$XDG_CACHE_HOME/bayeswe`` or ``~/.cache/bayeswe``), the
 directory that holds the compiled Stan models too. Numba still checks its own version,
 the CPU and each function's signature in its index; deleting the directory at any time
@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from numba.core import caching, config
+
+from bayeswe.paths import cache_dir
 
 __all__ = ["KernelSourceLocator", "install", "kernel_cache_dir", "source_digest"]
 
@@ -66,8 +68,6 @@ def _kernels_digest() -> str:
 
 def kernel_cache_dir() -> Path:
     """The directory of this source's compiled kernels (it may not exist yet)."""
-    from bayeswe.stan.toolchain import cache_dir
-
     return cache_dir() / "numba" / _kernels_digest()
 
 

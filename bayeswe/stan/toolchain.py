@@ -32,6 +32,7 @@ from typing import Any
 import cmdstanpy
 
 from bayeswe.errors import StanCompileError, ToolchainError
+from bayeswe.paths import cache_dir
 from bayeswe.stan.source import read_stan_source
 
 STAN_VERSION = "2.35.0"
@@ -75,14 +76,6 @@ class Toolchain:
 
 
 _current: Toolchain | None = None
-
-
-def cache_dir() -> Path:
-    """Per-user cache directory for the bundled installation and compiled models."""
-    if env := os.environ.get("BAYESWE_CACHE_DIR"):
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "bayeswe"
 
 
 def _httpstan_dir() -> Path:

@@ -13,7 +13,7 @@ import pytest
 import bayeswe
 from bayeswe.kernels import lda_cgs
 from bayeswe.kernels.cache import kernel_cache_dir, source_digest
-from bayeswe.stan.toolchain import cache_dir
+from bayeswe.paths import cache_dir
 
 PACKAGE = Path(bayeswe.__file__).resolve().parent
 
