@@ -47,8 +47,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import arviz as az
-
+from bayeswe._arviz import az
 from bayeswe._version import __version__
 from bayeswe.inference_data import to_json
 from bayeswe.model_spec import StanModelSpec, get_model

@@ -32,10 +32,10 @@ from numbers import Number
 from pathlib import PurePath
 from typing import Any
 
-import arviz as az
 import numpy as np
 import xarray as xr
 
+from bayeswe._arviz import az
 from bayeswe.errors import ModelSpecError
 from bayeswe.model_spec import StanModelSpec
 

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 import xarray as xr
 from scipy.optimize import linear_sum_assignment
 
+from bayeswe._arviz import az
 from bayeswe.corpus import BagOfWords
 from bayeswe.lda.align import topic_distances
 from bayeswe.lda.data import LDAData

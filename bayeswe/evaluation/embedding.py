@@ -39,10 +39,10 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
-import arviz as az
 import numpy as np
 import pandas as pd
 
+from bayeswe._arviz import az
 from bayeswe.evaluation.errors import EvaluationError, OutOfVocabularyError
 from bayeswe.options import check_bool, check_choice, check_float
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
 from scipy.special import gammaln
 
+from bayeswe._arviz import az
 from bayeswe.corpus import BagOfWords
 from bayeswe.glda.data import GaussianLDADataError
 from bayeswe.kernels import glda as kern

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec, register_model
 from bayeswe.options import magnitude_problem

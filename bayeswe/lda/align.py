@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 
-import arviz as az
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from bayeswe._arviz import az
 from bayeswe.errors import BayesweError
 
 __all__ = ["AlignmentError", "align_chains", "align_topics", "topic_distances"]

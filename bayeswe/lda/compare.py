@@ -47,10 +47,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import arviz as az
 import numpy as np
 
 import bayeswe
+from bayeswe._arviz import az
 from bayeswe.atomic import savefig_atomic, write_netcdf_atomic
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.errors import BayesweError, MethodFailedError, one_line

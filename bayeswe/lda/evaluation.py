@@ -35,11 +35,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from bayeswe._arviz import az
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.errors import BayesweError
 from bayeswe.kernels import lda_cgs as kern

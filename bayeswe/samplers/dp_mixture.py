@@ -34,9 +34,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.dp.data import DPDataError, DPMixtureData, DPMultinomialData
 from bayeswe.kernels import dp_mixture as kern
 from bayeswe.samplers.dp_options import (

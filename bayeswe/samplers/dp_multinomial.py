@@ -31,9 +31,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.corpus import BagOfWords
 from bayeswe.dp.data import DPDataError, DPMultinomialData
 from bayeswe.kernels import dp_mixture as gauss

@@ -37,10 +37,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import arviz as az
 import numpy as np
 from numpy.typing import NDArray
 
+from bayeswe._arviz import az
 from bayeswe.errors import StateMethodError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.kernels import glda as kern

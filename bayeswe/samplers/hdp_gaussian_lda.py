@@ -32,9 +32,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.errors import NonFiniteStateError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.glda.hdp_data import HDPGaussianLDAData

@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.corpus import BagOfWords
 from bayeswe.dp.data import DPDataError, HDPLDAData
 from bayeswe.kernels import hdp_alias

@@ -57,11 +57,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import arviz as az
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import digamma, gammaln
 
+from bayeswe._arviz import az
 from bayeswe.errors import NonFiniteStateError
 from bayeswe.kernels import jj_vb as kern
 from bayeswe.options import (

@@ -45,13 +45,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import arviz as az
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from numpy.typing import NDArray
 
+from bayeswe._arviz import az
 from bayeswe.errors import BayesweError, SamplerError
 from bayeswe.kernels import laplace_sparse as kern
 from bayeswe.memory import peak_rss_gb

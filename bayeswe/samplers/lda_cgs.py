@@ -39,9 +39,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.kernels import lda_cgs as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_int

@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.kernels import lda_vi as kern
 from bayeswe.lda.data import LDAData, LDADataError
 from bayeswe.options import build_options, check_bool, check_choice, check_float, check_int

@@ -48,11 +48,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 from numpy.typing import NDArray
 from polyagamma import random_polyagamma
 
+from bayeswe._arviz import az
 from bayeswe.errors import SamplerWarning
 from bayeswe.kernels import pg_gibbs as kern
 from bayeswe.kernels.pg_series import fill_pg_series

@@ -39,11 +39,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-import arviz as az
 import numpy as np
 import xarray as xr
 from numpy.typing import NDArray
 
+from bayeswe._arviz import az
 from bayeswe.options import check_float, check_int
 from bayeswe.progress import Progress
 

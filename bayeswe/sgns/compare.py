@@ -48,11 +48,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import arviz as az
 import numpy as np
 import xarray as xr
 from scipy.special import expit
 
+from bayeswe._arviz import az
 from bayeswe.atomic import savefig_atomic, write_netcdf_atomic
 from bayeswe.errors import BayesweError, MethodFailedError, one_line
 from bayeswe.fit import METHODS as STAN_METHODS

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.fit import fit
 from bayeswe.options import rename_deprecated
 from bayeswe.sgns.data import SGNSData

@@ -33,10 +33,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import arviz as az
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bayeswe._arviz import az
 from bayeswe.sgns.errors import IdentificationError
 
 __all__ = ["GAUGES", "anchor_condition", "anchor_gauge", "gauge_draws", "svd_gauge", "to_gauge"]

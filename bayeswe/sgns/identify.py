@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import arviz as az
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from bayeswe._arviz import az
 from bayeswe.options import magnitude_problem
 from bayeswe.sgns.errors import IdentificationError
 

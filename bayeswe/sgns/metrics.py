@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import arviz as az
 import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from bayeswe._arviz import az
 from bayeswe.sgns.data import SGNSData
 from bayeswe.sgns.errors import SGNSDataError
 

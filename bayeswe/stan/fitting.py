@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-import arviz as az
 import numpy as np
 
+from bayeswe._arviz import az
 from bayeswe.errors import (
     BayesweError,
     StanConvergenceError,
