@@ -1,4 +1,4 @@
-# Identification: fixed-word rule x start, NUTS 4 chains x 1000 draws after 1000 warm-up.
+# Identification: fixed-word rule x start, NUTS 4 chains x 300 draws after 300 warm-up.
 import arviz as az
 import numpy as np
 
@@ -19,6 +19,8 @@ for rule in ["last", "qr"]:
             prior_sd=2**-0.5,
             seed=1,
             chains=4,
+            iter_warmup=300,
+            iter_sampling=300,
         )
         s = az.summary(idata, var_names=["rho"], kind="diagnostics")
         print(

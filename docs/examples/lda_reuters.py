@@ -18,12 +18,12 @@ idata = bayeswe.fit(
 print(dict(idata.posterior["phi"].sizes))
 
 aligned = align_chains(idata)  # match chain 1's topics to chain 0's
-# R-hat of the 200 most frequent words' probabilities: ArviZ computes one element at a
+# R-hat of the 50 most frequent words' probabilities: ArviZ computes one element at a
 # time, and all 20 x 4258 of them take minutes.
-frequent = np.argsort(-corpus.vocabulary.counts, kind="stable")[:200]
+frequent = np.argsort(-corpus.vocabulary.counts, kind="stable")[:50]
 for name, fit in [("raw", idata), ("aligned", aligned)]:
     rhat = az.rhat(fit.posterior[["phi"]].isel(word=frequent))["phi"].values
-    print(f"median R-hat of phi (200 most frequent words), {name}: {np.median(rhat):.2f}")
+    print(f"median R-hat of phi (50 most frequent words), {name}: {np.median(rhat):.2f}")
 phi = aligned.posterior["phi"].mean("draw").values  # (chain, topic, word)
 d = np.diag(topic_distances(phi[0], phi[1]))
 print(f"Hellinger distance between matched topics: {d.min():.2f} to {d.max():.2f}")

@@ -10,7 +10,7 @@ sim = simulate_dp_mixture(n_points=300, weights=(0.5, 0.3, 0.2), truncation=8, s
 held = np.array([[0.0, 0.0], sim.means[0]])  # two points not in the data
 idata = bayeswe.fit(
     "dp_mixture", sim.data, method="cgs", seed=1, chains=4, iter_warmup=300,
-    iter_sampling=1000, heldout=held,
+    iter_sampling=500, heldout=held,
 )  # fmt: skip
 
 K = idata.posterior["n_clusters"].values.ravel()

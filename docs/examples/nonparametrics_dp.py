@@ -12,10 +12,14 @@ idata = bayeswe.fit(
     sim.data,
     method="nuts",
     seed=1,
-    chains=4,
+    chains=2,
     iter_warmup=500,
     iter_sampling=500,
-    inits=initial_values(sim.data, seed=1),
+    inits=initial_values(sim.data, seed=1, chains=2),
+    # NUTS takes trees of maximal depth here until the first metric update (after the
+    # first warm-up phase, 75 iterations by default, and a 25-iteration window); the
+    # k-means starts need no long first phase.
+    adapt_init_phase=15,
     show_progress=False,
 )
 post = idata.posterior

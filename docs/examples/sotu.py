@@ -8,13 +8,13 @@ from bayeswe.sgns import draws_of, mean_log_likelihood, mean_log_predictive
 
 sotu = load_sotu()
 recent = sotu.subset(sotu.metadata["year"].to_numpy() >= 1946)
-vocab = build_vocabulary(recent.documents, max_size=1000, exclude=ENGLISH_STOPWORDS)
+vocab = build_vocabulary(recent.documents, max_size=300, exclude=ENGLISH_STOPWORDS)
 data = recent.sgns_data(vocab, window=2, negatives=1, subsample=1e-3, seed=1)
 train, test = holdout_split(data, 0.1, seed=2)
 print(f"{recent.n_docs} speeches; training data: {train}")
 
 idata = bayeswe.fit_sgns(
-    train, K=5, method="pg-gibbs", seed=1, chains=2, iter_warmup=50, iter_sampling=200, thin=2
+    train, K=5, method="pg-gibbs", seed=1, chains=2, iter_warmup=50, iter_sampling=100
 )
 pairs = [("tax", "economy"), ("jobs", "economy"), ("war", "peace"), ("health", "care")]
 print(posterior_cosine_table(idata, None, pairs).round(2).to_string(index=False))

@@ -93,8 +93,8 @@ def _compare_commands() -> list:
 
 def test_both_compare_tables_are_found():
     assert [p.id for p in _compare_commands()] == [
-        "sgns.md:bayeswe compare sgns --iter-warmup 300 --iter-sampling 300 --quiet",
-        "lda.md:bayeswe compare lda --methods cgs,cavi,svi,advi,map --quiet",
+        "sgns.md:bayeswe compare sgns --V 50 --iter-warmup 200 --iter-sampling 200 --quiet",
+        "lda.md:bayeswe compare lda --methods cgs,cavi,svi,map --quiet",
     ]
 
 
