@@ -38,7 +38,7 @@ ratio of the least ESS per second), ``ess_per_s_ratio_vs_nuts_min`` and ``_max``
 ``ess_per_s_cgs`` and ``ess_per_s_nuts`` (medians of the least ESS per second);
 ``wall_s_cgs`` and ``wall_s_nuts`` (medians); ``z_n_clusters_max_abs`` and
 ``z_alpha_max_abs`` (largest over seeds); ``leftover_mean_max``; ``setting``.
-``--quick``: 40 points, T = 8, 2 chains of 100 + 100 iterations, one seed.
+``--quick``: 40 points, T = 6, 2 chains of 50 + 50 iterations, one seed.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from bayeswe.samplers.dp_mixture import sample_dp_mixture
 
     if args.quick:
-        setting = {"points": 40, "truncation": 8, "chains": 2, "warmup": 100, "draws": 100}
+        setting = {"points": 40, "truncation": 6, "chains": 2, "warmup": 50, "draws": 50}
         seeds = [1]
     else:
         setting = {
@@ -193,7 +193,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     """Options of ``bayeswe bench dp-mixture`` (added to ``parser`` if given)."""
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench dp-mixture", description=__doc__)
-    harness.add_common_options(parser, quick="40 points, T = 8, 2 x (100 + 100), one seed")
+    harness.add_common_options(parser, quick="40 points, T = 6, 2 x (50 + 50), one seed")
     parser.add_argument("--points", type=int, default=100, help="points per data set")
     parser.add_argument("--truncation", type=int, default=16, help="Stan's T")
     parser.add_argument("--chains", type=int, default=4)

@@ -153,7 +153,7 @@ BUDGETS: dict[int, tuple[float, float]] = {
     100: (90.0, 180.0),
     500: (120.0, 240.0),
 }
-QUICK_BUDGET = (0.2, 0.4)
+QUICK_BUDGET = (0.05, 0.1)
 #: ``rebuild_every`` of a variant that scans by word (``--variants 2:W``).
 WORD_SCAN = "word"
 #: ``rebuild_every`` of the paper's scan with frozen tables (``--variants 2:F``): each

@@ -22,9 +22,10 @@ chains (seeds) side by side, one core each, once the Gibbs runs have finished al
 each chain's seconds per leapfrog step are recorded to show whether they slowed each
 other. ``--no-per-block`` leaves out Algorithm 1. Congress scale:
 V = 5000, K = 100, ~3e6 unique pairs drawn Zipf-like (:func:`_congress`).
-``--quick``: the one setting (100, 5, 5e4, 1) unless ``--setting`` names others, 100
-warm-up + 200 kept iterations,
-Congress at V = 1000, K = 20, 1e5 pairs, 2 sweeps, the GFLOP/s workload on 32 rows.
+``--quick``: the one setting (40, 3, 5e3, 1) unless ``--setting`` names others, 50
+warm-up + 100 kept iterations,
+Congress at V = 1000, K = 20, 1e5 pairs, 2 sweeps, the GFLOP/s workload on 32 rows, the
+BLAS peak timed once.
 
 **Equal footing.** Both samplers start at the same point, Stan's L-BFGS mode (not
 timed), and run the same number of warm-up and kept iterations (``--warmup``,
@@ -501,11 +502,11 @@ def gflops_measurement(
     }
 
 
-def _peak_gflops() -> float:
-    """GFLOP/s of a large float64 matrix product (BLAS, all cores): median of 5."""
+def _peak_gflops(repeats: int = 5) -> float:
+    """GFLOP/s of a large float64 matrix product (BLAS, all cores): median of ``repeats``."""
     a = np.random.default_rng(0).normal(size=(2000, 2000))
     a @ a
-    times, _ = harness.repeat_timings(lambda: a @ a, 5)
+    times, _ = harness.repeat_timings(lambda: a @ a, repeats)
     return 2 * 2000**3 / statistics.median(times) / 1e9
 
 
@@ -619,7 +620,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     """Options of ``bayeswe bench pg-gibbs`` (added to ``parser`` if given)."""
     if parser is None:
         parser = argparse.ArgumentParser(prog="bayeswe bench pg-gibbs", description=__doc__)
-    harness.add_common_options(parser, quick="smallest setting, short runs (smoke test)")
+    harness.add_common_options(
+        parser, quick="one small setting (V = 40, K = 3, N = 5e3), short runs (smoke test)"
+    )
     parser.add_argument("--no-nuts", action="store_true", help="skip the Stan NUTS runs")
     parser.add_argument("--no-congress", action="store_true", help="skip the Congress-scale run")
     parser.add_argument(
@@ -716,7 +719,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     elif args.scaling:
         grid = list(SCALING_GRID)
     elif args.quick:
-        grid = [(100, 5, 50_000, 1, "uniform")]
+        grid = [(40, 3, 5_000, 1, "uniform")]
     else:
         grid = [
             (V, K, N, S, "uniform")
@@ -726,7 +729,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ]
     if args.quick:  # short runs, also on the settings given by --setting
         congress = (1000, 20, 100_000, 2)
-        warmup, draws = min(warmup, 100), min(draws, 200)
+        warmup, draws = min(warmup, 50), min(draws, 100)
     threads = sorted({min(int(t), numba.config.NUMBA_NUM_THREADS) for t in args.threads.split(",")})
     result: dict[str, Any] = {
         "gibbs_threads": threads,
@@ -741,7 +744,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "bayeswe.bench.pg_gibbs:gflops_measurement", rows=32 if args.quick else 128, threads=1
     )
     result["gflops"] = {**gflops.value, "threads": 1}
-    result["peak_gflops_dgemm_2000"] = _peak_gflops()
+    result["peak_gflops_dgemm_2000"] = _peak_gflops(1 if args.quick else 5)
     harness.progress({"gflops": result["gflops"]})
     if not args.no_congress:
         V, K, P, n_sweeps = congress

@@ -42,7 +42,7 @@ Two measures per K, each a cell that runs alone on the cluster:
   A sampler's value at a budget is that of its last sweep that ended within it.
 
 ``--quick``: the first 20 posts, K = 5 and 10, one timed sweep, 20 naive tokens,
-budgets up to 0.3 s.
+budgets up to 0.15 s.
 
 **Cost.** About 35 minutes, every cell alone: 6 x 60 CPU seconds per K for the equal-time
 cells, more where one naive sweep outlasts the budget (137 s at K = 200), and under 40 s
@@ -94,7 +94,7 @@ FACTOR = 2.0
 #: linearly (slope 1) while the topics per document K_d stay few.
 GROWTH_MIN_SLOPE = 0.25
 BUDGET, CHECKPOINTS = 60.0, (5.0, 15.0, 30.0, 60.0)
-QUICK_BUDGET, QUICK_CHECKPOINTS = 0.3, (0.1, 0.3)
+QUICK_BUDGET, QUICK_CHECKPOINTS = 0.15, (0.05, 0.15)
 
 #: Our samplers: name -> (paper's name, description).
 SAMPLERS: dict[str, tuple[str, str]] = {

@@ -133,21 +133,21 @@ PAPER_TABLE: dict[str, tuple[float, float]] = {
 }
 SWEEPS = {"gaussian-lda": 100, "lda": 500}
 INFER_SWEEPS, INFER_BURN_IN = 100, 50
-#: Quick grid: 60 documents in two folds, only the first tested, two columns.
+#: Quick grid: 40 documents in two folds, only the first tested, two columns.
 QUICK_LEVELS = ("PPDB", "WordNet")
 QUICK = {
     "K": 5,
     "n_folds": 2,
-    "docs": 60,
+    "docs": 40,
     "sweeps": {"gaussian-lda": 5, "lda": 20},
-    "infer_sweeps": 10,
-    "infer_burn_in": 5,
+    "infer_sweeps": 4,
+    "infer_burn_in": 2,
 }
 DATA_SEED = 2015  # folds and hidden words: the same for every model and cell
 
 
 def cells(quick: bool) -> list[Cell]:
-    """fold x column x model; quick: 60 documents, one fold, two columns, K = 5."""
+    """fold x column x model; quick: 40 documents, one fold, two columns, K = 5."""
     if quick:
         q = QUICK
         common = {

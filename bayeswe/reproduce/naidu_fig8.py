@@ -17,7 +17,7 @@ the paper, duplication puts copies of most test articles in the training set.
 start), CAVI and SVI (random start of ``lambda`` as in Hoffman et al.: the thesis
 starts at random; batches of 100 documents, which the thesis does not state). Every
 method is advanced one unit at a time (a sweep, an iteration, a pass) for 150 seconds
-of the process's CPU clock (``--quick``: 1 s), after one untimed unit on 100 training
+of the process's CPU clock (``--quick``: 0.5 s), after one untimed unit on 100 training
 documents that compiles its Numba kernels (with an empty Numba cache, compiling took
 0.8-3.8 s of a method's first unit); at each checkpoint the current topics
 (posterior mean given ``z``; the normalised ``lambda``) are scored by one estimator for
@@ -65,7 +65,7 @@ REPLICATES, QUICK_REPLICATES = 3, 2
 def cells(quick: bool) -> list[Cell]:
     """One cell per (K, method, seed), each alone on the cluster (it is timed)."""
     if quick:
-        setting = {"copies": 2, "budget": 1.0, "checkpoints": [0.25, 0.5, 1.0], "sweeps": 10,
+        setting = {"copies": 2, "budget": 0.5, "checkpoints": [0.125, 0.25, 0.5], "sweeps": 10,
                    "warm_jit": True}  # fmt: skip
         topics = (3, 10)
     else:

@@ -20,7 +20,7 @@ paper restarts it), one chain each, on one core each (the grid pins Numba, BLAS 
 Stan to one thread; the paper's Gibbs ran batched TensorFlow operations). Equal
 footing: both start at the same point (the MAP of ``sgns`` moved onto the identified
 slice, not timed) and run the same number of iterations, 100 warm-up and 200 kept
-(``--quick``: 100 and 100 on small data); a Gibbs iteration is one sample, i.e. ``S``
+(``--quick``: 50 and 50 on small data); a Gibbs iteration is one sample, i.e. ``S``
 inner steps per vector. Samples per second = kept draws / seconds of the sampling
 phase (NUTS: the time Stan writes in its CSV file; Gibbs: from its per-sweep
 callback, after an untimed two-sweep run that compiles it); the second rate divides by
@@ -83,7 +83,7 @@ PAPER_S = 10
 #: Rates within this factor of each other are a tie (the paper's N = 5e5, 5 x 100 row).
 TIE = 1.10
 WARMUP, DRAWS = 100, 200
-QUICK_WARMUP, QUICK_DRAWS = 100, 100
+QUICK_WARMUP, QUICK_DRAWS = 50, 50
 
 
 def cells(quick: bool) -> list[Cell]:

@@ -46,4 +46,5 @@ def test_quick_run_reports_both_sides(run_bench) -> None:
         assert row[side]["ess_per_s_min"] == pytest.approx(
             min(row[side]["ess"].values()) / row["wall_s"][side]
         )
-    assert summary["setting"]["points"] == 40
+    assert summary["setting"] == {"points": 40, "truncation": 6, "chains": 2, "warmup": 50,
+                                  "draws": 50, "seeds": [1]}  # fmt: skip

@@ -23,11 +23,12 @@ def test_quick_benchmark_prints_one_json_object_with_the_summary_keys(run_bench)
     ):
         assert isinstance(summary[key], float) and summary[key] > 0, key
     (setting,) = result["settings"]
-    assert (setting["V"], setting["K"], setting["N"], setting["S"]) == (100, 5, 50_000, 1)
+    assert (setting["V"], setting["K"], setting["N"], setting["S"]) == (40, 3, 5_000, 1)
     # equal footing: the same warm-up and kept iterations on both sides, three seeds each
     assert summary["seeds"] == [1, 2, 3] and setting["seeds"] == [1, 2, 3]
-    assert (setting["gibbs_warmup"], setting["gibbs_kept"]) == (100, 200)
-    assert (setting["nuts_warmup"], setting["nuts_draws"]) == (100, 200)
+    assert (setting["gibbs_warmup"], setting["gibbs_kept"]) == (50, 100)
+    assert (setting["nuts_warmup"], setting["nuts_draws"]) == (50, 100)
+    assert (summary["warmup"], summary["draws"]) == (50, 100)
     runs = setting["runs"]
     assert set(runs) == {"gibbs_t1", "gibbs_overrelax_t1", "gibbs_per_block_t1", "nuts"}
     for name, rows in runs.items():
@@ -63,10 +64,10 @@ def test_quick_benchmark_prints_one_json_object_with_the_summary_keys(run_bench)
     )
     # the only setting is the largest where NUTS finished
     assert summary["ess_per_s_ratio_vs_nuts_by_setting"] == {
-        "100,5,50000,1,uniform": summary["ess_per_s_ratio_vs_nuts"]
+        "40,3,5000,1,uniform": summary["ess_per_s_ratio_vs_nuts"]
     }
     assert summary["nuts_unfinished_settings"] == []
-    assert summary["largest_finished_setting"] == "100,5,50000,1,uniform"
+    assert summary["largest_finished_setting"] == "40,3,5000,1,uniform"
     assert summary["ess_per_s_ratio_vs_nuts_largest_finished"] == summary["ess_per_s_ratio_vs_nuts"]
     assert setting["nuts_finished"] is True and setting["distribution"] == "uniform"
     assert result["congress"]["P"] == 100_000 and result["congress"]["peak_gb"] < 4
@@ -82,9 +83,10 @@ def test_gflops_measurement_is_a_ratio_of_medians() -> None:
 
 
 def test_a_nuts_chain_stopped_by_the_timeout_leaves_its_setting_without_a_ratio(run_bench) -> None:
-    # 1,200 NUTS iterations on this setting take several seconds; 0.5 s cannot finish them
+    # --quick: 50 + 100 NUTS iterations; on this setting they take several seconds, and
+    # 0.5 s cannot finish them
     result = run_bench(
-        "pg-gibbs", "--setting", "100,5,50000,1,zipf", "--nuts-timeout", "0.5",
+        "pg-gibbs", "--quick", "--setting", "100,5,50000,1,zipf", "--nuts-timeout", "0.5",
         "--no-per-block", "--no-congress", "--threads", "1", "--seeds", "1,2",
         "--overrelax", "0",
     )  # fmt: skip
@@ -94,10 +96,10 @@ def test_a_nuts_chain_stopped_by_the_timeout_leaves_its_setting_without_a_ratio(
     # the first chain was stopped, so the second seed was not started
     assert setting["nuts_stopped"] == {"seed": 1, "timeout_s": 0.5}
     (reached,) = setting["nuts_stopped_chains"]
-    assert reached["seed"] == 1 and reached["iterations"] == 1200
-    # Stan reports iteration 1 and then every NUTS_REFRESH iterations
+    assert reached["seed"] == 1 and reached["iterations"] == 150
+    # Stan reports iteration 1, the first sampling iteration and every NUTS_REFRESH
     progress = reached["iterations_reached"]
-    assert progress in (0, 1, 201) or (progress % bench.NUTS_REFRESH == 0 and progress < 1200)
+    assert progress in (0, 1, 51) or (progress % bench.NUTS_REFRESH == 0 and progress < 150)
     assert setting["nuts_runs_before_stop"] == []
     # Gibbs still ran; neither Algorithm 1 nor the overrelaxed side (--overrelax 0)
     assert set(setting["runs"]) == {"gibbs_t1"}

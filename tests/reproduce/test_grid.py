@@ -66,15 +66,17 @@ def test_cell_key_and_seed_depend_only_on_the_cell() -> None:
     assert Cell("t", {"x": 1, "y": [1, 2], "n": 9}).seed(7) != a.seed(7)
 
 
-def test_results_do_not_depend_on_the_number_of_workers(tmp_path: Path) -> None:
+def test_results_do_not_depend_on_the_number_of_workers(tmp_path: Path, address: str) -> None:
     cells = _cells(6)
     one = run_grid(cells, toy_cell, out=tmp_path / "one", base_seed=3, workers=1, progress=False)
-    two = run_grid(cells, toy_cell, out=tmp_path / "two", base_seed=3, workers=2, progress=False)
+    # the module's cluster has two workers
+    two = run_grid(cells, toy_cell, out=tmp_path / "two", base_seed=3, scheduler=address,
+                   progress=False)  # fmt: skip
     assert [r.result for r in one] == [r.result for r in two]
     assert [r.seed for r in one] == [c.seed(3) for c in cells]
     # and the draws are those of each cell's own seed
     assert one[4].result == toy_cell(dict(cells[4].params), cells[4].seed(3))
-    other = run_grid(cells, toy_cell, out=tmp_path / "other", base_seed=4, workers=1,
+    other = run_grid(cells, toy_cell, out=tmp_path / "other", base_seed=4, scheduler=address,
                      progress=False)  # fmt: skip
     assert other[0].result != one[0].result
 
@@ -139,7 +141,7 @@ def test_an_existing_cluster_by_address(tmp_path: Path, address: str) -> None:
     assert [r.result for r in got] == [toy_cell(dict(c.params), c.seed(9)) for c in cells]
 
 
-def test_killed_run_resumes_with_only_the_unfinished_cells(tmp_path: Path) -> None:
+def test_killed_run_resumes_with_only_the_unfinished_cells(tmp_path: Path, address: str) -> None:
     marker = tmp_path / "ran.txt"
     out = tmp_path / "grid"
     proc = _start_toy_grid(tmp_path, out, {"marker": str(marker), "sleep": 0.5}, 8)
@@ -156,7 +158,7 @@ def test_killed_run_resumes_with_only_the_unfinished_cells(tmp_path: Path) -> No
     assert 3 <= len(finished) < 8
     before = len(_ran(marker))
     cells = [Cell("toy", {"i": i, "marker": str(marker), "sleep": 0.5}) for i in range(8)]
-    results = run_grid(cells, toy_cell, out=out, base_seed=5, workers=1, progress=False)
+    results = run_grid(cells, toy_cell, out=out, base_seed=5, scheduler=address, progress=False)
     rerun = _ran(marker)[before:]
     assert sorted(rerun) == sorted(set(range(8)) - finished)
     # every cell, resumed or not, holds the draws of its own seed
@@ -166,11 +168,13 @@ def test_killed_run_resumes_with_only_the_unfinished_cells(tmp_path: Path) -> No
     ]
 
 
-def test_the_code_that_computed_a_cell_is_stored_and_read_back(tmp_path: Path) -> None:
+def test_the_code_that_computed_a_cell_is_stored_and_read_back(
+    tmp_path: Path, address: str
+) -> None:
     cells = _cells(2)
     at = {"commit": "a" * 40, "dirty": False}
-    first = run_grid(cells, toy_cell, out=tmp_path, base_seed=1, workers=1, progress=False,
-                     computed_at=at)  # fmt: skip
+    first = run_grid(cells, toy_cell, out=tmp_path, base_seed=1, scheduler=address,
+                     progress=False, computed_at=at)  # fmt: skip
     assert [r.extra["computed_at"] for r in first] == [at, at]
     stored = json.loads((tmp_path / "cells" / f"{cells[0].key}.json").read_text())
     assert stored["computed_at"] == at

@@ -95,8 +95,8 @@ def test_fig9_rules_choose_observed_context_words() -> None:
 # ------------------------------------------------------------------ quick grids
 
 
-def test_fig1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig1", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_fig1_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-fig1", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-fig1", "shell.png")
     assert results["cells_done"] == 2 and results["cells_failed"] == 0
@@ -120,8 +120,8 @@ def test_fig1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     assert "Quick run" in report
 
 
-def test_fig4_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig4", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_fig4_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-fig4", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-fig4", "cosines.png")
     assert results["cells_done"] == 3 and results["cells_failed"] == 0
@@ -149,8 +149,8 @@ def test_fig4_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     assert "K = 5, V = 100, N = 100,000" in report  # the paper's setting, beside ours
 
 
-def test_fig9_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig9", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_fig9_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-fig9", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-fig9", "sensitivity.png")
     assert results["cells_done"] == 4 and results["cells_failed"] == 0

@@ -153,15 +153,16 @@ def _check_quick(outputs: tuple[dict, pd.DataFrame, str], distribution: str) -> 
     return results, report
 
 
-def test_fig2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig2", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_fig2_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-fig2", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, report = _check_quick(target_outputs(tmp_path / "001-fig2", "rmse.png"), "uniform")
     assert "left panel" in results["source"] and "last" in report
 
 
-def test_fig2_zipf_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig2-zipf", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_fig2_zipf_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-fig2-zipf", "--quick", "--out", str(tmp_path),
+            "--scheduler", scheduler]  # fmt: skip
     assert run_cli(argv).code == 0
     results, report = _check_quick(target_outputs(tmp_path / "001-fig2-zipf", "rmse.png"), "zipf")
     assert "right panel" in results["source"] and "qr" in report
@@ -254,8 +255,8 @@ def test_fig3_verdicts_on_known_numbers(tmp_path: Path) -> None:
     assert "N/V = 2,500: 1.414" in verdicts[rows[13]]["measured"]
 
 
-def test_fig3_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-fig3", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_fig3_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-fig3", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-fig3", "rmse.png")
     assert results["cells_done"] == 12 and results["cells_failed"] == 0 and results["quick"]

@@ -34,8 +34,8 @@ def test_helpers_are_exact() -> None:
     assert table2.ess_bound(1000) == 3000.0
 
 
-def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "001-table2", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_table2_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-table2", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-table2", "ess.png")
     assert results["cells_done"] == 8 and results["cells_failed"] == 0
@@ -75,8 +75,9 @@ def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     assert "Quick run" in report and "Table 2" in report
 
 
-def test_table3_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    assert run_cli(["reproduce", "001-table3", "--quick", "--out", str(tmp_path)]).code == 0
+def test_table3_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "001-table3", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
+    assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "001-table3", "rates.png")
     assert results["cells_done"] == 6 and results["cells_failed"] == 0
     assert all(cell["exclusive"] for cell in results["cells"])

@@ -90,8 +90,8 @@ def test_fig2_helpers() -> None:
     assert fig2._within(9.93 * 1.99, 9.93) and not fig2._within(9.93 / 2.01, 9.93)
 
 
-def test_table1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "003-table1", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_table1_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "003-table1", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "003-table1", "pmi.png")
     assert results["cells_done"] == 2 and results["cells_failed"] == 0
@@ -127,8 +127,9 @@ def test_table1_quick(run_cli, target_outputs, tmp_path: Path) -> None:
     assert "Quick run" in report and "Wikipedia" in report
 
 
-def test_fig2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    assert run_cli(["reproduce", "003-fig2", "--quick", "--out", str(tmp_path)]).code == 0
+def test_fig2_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "003-fig2", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
+    assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "003-fig2", "fig2.png")
     assert results["cells_done"] == 2 * len(fig2.QUICK_TOPICS) and results["cells_failed"] == 0
     assert all(cell["exclusive"] for cell in results["cells"])
@@ -228,8 +229,8 @@ def test_table2_verdicts_compare_with_the_column_where_nothing_is_hidden() -> No
     assert [(v["verdict"], v["measured"]) for v in wordnet_1] == [("not run", "a model not run")]
 
 
-def test_table2_quick(run_cli, target_outputs, tmp_path: Path) -> None:
-    argv = ["reproduce", "003-table2", "--quick", "--out", str(tmp_path), "--workers", "1"]
+def test_table2_quick(run_cli, target_outputs, tmp_path: Path, scheduler: str) -> None:
+    argv = ["reproduce", "003-table2", "--quick", "--out", str(tmp_path), "--scheduler", scheduler]
     assert run_cli(argv).code == 0
     results, table, report = target_outputs(tmp_path / "003-table2", "accuracy.png")
     # per column: G-LDA (fix), LDA, and the online cell (the same fit, then batches)
