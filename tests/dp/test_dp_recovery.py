@@ -38,9 +38,12 @@ def _z(residual: np.ndarray) -> float:
 @pytest.fixture(scope="module")
 def dp_fit():
     sim = simulate_dp_mixture(n_points=150, weights=(0.5, 0.3, 0.2), truncation=8, seed=3)
+    # from the k-means starts a 15-iteration first warm-up phase suffices; with the
+    # default 75, trees of maximal depth until the first metric update took most of the run
     idata = bayeswe.fit(
         "dp_mixture", sim.data, method="nuts", seed=1, chains=4, iter_warmup=300,
-        iter_sampling=300, inits=initial_values(sim.data, seed=1), show_progress=False,
+        iter_sampling=300, inits=initial_values(sim.data, seed=1), adapt_init_phase=15,
+        show_progress=False,
     )  # fmt: skip
     return sim, idata
 
