@@ -122,7 +122,7 @@ class KernelSourceLocator(caching._CacheLocator):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
         relative = Path(py_file).resolve().parent.relative_to(_PACKAGE)
-        self._cache_path = str(root / (relative.as_posix().replace("/", ".") or "bayeswe"))
+        self._cache_path = str(root / (".".join(relative.parts) or "bayeswe"))
 
     def get_cache_path(self) -> str:
         return self._cache_path
