@@ -16,8 +16,9 @@ __all__ = ["az"]
 
 class _LazyArviZ(ModuleType):
     def __getattr__(self, name: str) -> Any:
-        module = importlib.import_module("arviz")
-        value = getattr(module, name)
+        # only for names not yet looked up: each is kept on the proxy after its first use
+        value = getattr(importlib.import_module("arviz"), name)
+        setattr(self, name, value)
         return value
 
 

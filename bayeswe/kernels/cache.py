@@ -87,18 +87,10 @@ def _prune_stale(keep: Path) -> None:
 
 
 @functools.cache
-def _ready_cache_dir() -> Path | None:
-    """:func:`kernel_cache_dir`, made and checked writable once per process; else None."""
+def _prepared_root() -> Path:
+    """:func:`kernel_cache_dir`; the first process of a new source prunes stale digests."""
     path = kernel_cache_dir()
-    fresh = not path.exists()
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".probe-{os.getpid()}"
-        probe.touch()
-        probe.unlink()
-    except OSError:
-        return None
-    if fresh:
+    if not path.exists():
         _prune_stale(path)
     return path
 
@@ -142,12 +134,9 @@ class KernelSourceLocator(caching._CacheLocator):
             Path(py_file).resolve().relative_to(_PACKAGE)
         except (OSError, ValueError):
             return None  # not bayeswe's: Numba's own locators
-        root = _ready_cache_dir()
-        if root is None:
-            return None
-        self = cls(py_func, py_file, root)
+        self = cls(py_func, py_file, _prepared_root())
         try:
-            self.ensure_cache_path()
+            self.ensure_cache_path()  # made and checked writable, as Numba's locators do
         except OSError:
             return None
         return self
