@@ -192,31 +192,40 @@ def _pinned_threads() -> Iterator[None]:
                 os.environ[k] = v
 
 
+def local_cluster(workers: int = 1) -> Any:
+    """A started :class:`~distributed.LocalCluster` of ``workers`` one-thread processes.
+
+    Its workers' Numba, BLAS and OpenMP pools are pinned to one thread (they read the
+    counts when they start, and a nanny restarts a worker with its own environment, so the
+    pins hold for the cluster's life while this process keeps its own counts). There is no
+    worker TTL: the scheduler would restart a worker that has sent no heartbeat for that
+    long, and after a suspension (a laptop's, a stopped job's) every worker is that late,
+    so the cells in progress would start again from scratch. A local worker that dies is
+    still noticed, by its nanny and its closed connection. The caller closes the cluster
+    (it is a context manager).
+    """
+    import dask
+    from distributed import LocalCluster
+
+    with _pinned_threads(), dask.config.set({"distributed.scheduler.worker-ttl": None}):
+        return LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
+
+
 @contextlib.contextmanager
 def _client(workers: int | None, scheduler: str | None) -> Iterator[Any]:
-    import dask
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if scheduler is not None:
         with Client(scheduler) as client:
             yield client
         return
-    # No worker TTL on the local cluster: its scheduler restarts a worker that has sent no
-    # heartbeat for that long, and after a suspension (a laptop's, a stopped job's) every
-    # worker is that late, so the cells in progress would start again from scratch. A
-    # local worker that dies is still noticed, by its nanny and its closed connection.
-    with (
-        _pinned_threads(),
-        dask.config.set({"distributed.scheduler.worker-ttl": None}),
-        LocalCluster(
-            n_workers=workers or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+    with local_cluster(workers or 1) as cluster, Client(cluster) as client:
         yield client
 
 

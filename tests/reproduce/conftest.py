@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -23,23 +22,16 @@ class CliRun(NamedTuple):
 @pytest.fixture(scope="session")
 def scheduler() -> Iterator[str]:
     """The address of one local cluster that the quick grids of a test process share
-    (``--scheduler``), started as ``--workers 1`` starts its own: one worker process, one
-    thread, its Numba, BLAS and OpenMP pools pinned to one thread, no worker TTL.
+    (``--scheduler``), started as ``--workers 1`` starts its own
+    (:func:`bayeswe.reproduce.grid.local_cluster`).
 
     A run with ``--workers`` starts a cluster and a worker that imports bayeswe and loads
     its kernels and data afresh; shared, they are paid once. (The ``--workers`` path
     itself is run by ``000-table2``'s quick test and by ``test_grid.py``.)
     """
-    import dask
-    from distributed import LocalCluster
+    from bayeswe.reproduce.grid import local_cluster
 
-    from bayeswe.reproduce.grid import _pinned_threads
-
-    # the worker reads the pinned counts when it starts; leaving the block restores the
-    # test process's own (Numba refuses another count once its threads have started)
-    with _pinned_threads(), dask.config.set({"distributed.scheduler.worker-ttl": None}):
-        cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=logging.ERROR)  # fmt: skip
+    cluster = local_cluster(1)
     with cluster:
         yield cluster.scheduler_address
 
