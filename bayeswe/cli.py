@@ -133,8 +133,8 @@ _DEMO_OPTIONS: dict[str, str] = {
     "vocab_size": "--vocab-size",
     "K": "-K",
     "chains": "--chains",
-    "warmup": "--warmup",
-    "draws": "--draws",
+    "warmup": "--iter-warmup",
+    "draws": "--iter-sampling",
 }
 
 
@@ -503,8 +503,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--vocab-size", type=int, default=None, help="most frequent words (2000)")
     demo.add_argument("-K", type=int, default=None, help="embedding dimension (8)")
     demo.add_argument("--chains", type=int, default=None, help="PG-Gibbs chains (2)")
-    demo.add_argument("--warmup", type=int, default=None, help="PG-Gibbs warm-up sweeps (50)")
-    demo.add_argument("--draws", type=int, default=None, help="PG-Gibbs sweeps after warm-up (400)")
+    demo.add_argument(
+        "--iter-warmup", "--warmup", dest="warmup", type=int, default=None, metavar="N",
+        help="PG-Gibbs warm-up sweeps per chain (50)",
+    )  # fmt: skip
+    demo.add_argument(
+        "--iter-sampling", "--draws", dest="draws", type=int, default=None, metavar="N",
+        help="PG-Gibbs sweeps per chain after warm-up (400)",
+    )  # fmt: skip
     demo.add_argument(
         "--no-download",
         action="store_true",

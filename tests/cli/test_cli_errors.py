@@ -184,7 +184,7 @@ def test_arguments_are_checked_before_the_out_directory_is_made(
     for argv in (
         ["compare", "sgns", "--out", str(out), "--chains", "0"],
         ["compare", "sgns", "--out", str(out), "--methods", "map,hmc"],
-        ["demo", "--out", str(out), "--draws", "0"],
+        ["demo", "--out", str(out), "--iter-sampling", "0"],
     ):
         code, _, err = run(argv, capsys)
         assert code == 2

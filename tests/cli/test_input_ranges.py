@@ -32,7 +32,8 @@ DOCS = [["a", "b", "a", "c"], ["b", "c", "a"]]
         (["--first-year", "1700"], "--first-year must be >= 1790, got 1700"),
         (["--vocab-size", "1"], "--vocab-size must be >= 2, got 1"),
         (["-K", "5000"], "-K 5000 must be below"),
-        (["--quick", "--draws", "0"], "--draws must be >= 1, got 0"),
+        (["--quick", "--iter-sampling", "0"], "--iter-sampling must be >= 1, got 0"),
+        (["--quick", "--draws", "0"], "--iter-sampling must be >= 1, got 0"),  # its old name
     ],
 )
 def test_demo_names_the_option_it_rejects(
