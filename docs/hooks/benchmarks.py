@@ -32,6 +32,10 @@ A fifth, :data:`CHAINS_PLACEHOLDER`, becomes the table of the HDP-LDA diagnosabi
 study files ``benchmarks/studies/hdp_chains*.json`` (``bayeswe bench hdp-chains``;
 :func:`render_chains_study`).
 
+A sixth, :data:`REFACTOR_PLACEHOLDER` (on the contributing page), becomes the table of the
+sampler-speed study of the protocol refactor, ``benchmarks/studies/refactor_speed*.json``
+(``benchmarks/studies/refactor_speed.py``; :func:`render_refactor_study`).
+
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
 """
@@ -57,6 +61,8 @@ STUDIES = Path("benchmarks") / "studies"
 IGLDA_GLOB = "hdp_gaussian_lda_lee*.json"
 CHAINS_PLACEHOLDER = "<!-- hdp-chains-study -->"
 CHAINS_GLOB = "hdp_chains*.json"
+REFACTOR_PLACEHOLDER = "<!-- refactor-speed-study -->"
+REFACTOR_GLOB = "refactor_speed*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -777,6 +783,63 @@ def render_chains_study(repo_root: Path) -> str:
     return _study_table(repo_root, CHAINS_GLOB, CHAINS_HEADER, chains_rows)
 
 
+REFACTOR_HEADER = (
+    "| benchmark | sampler, setting | before (median pair) | after (median pair) "
+    "| after / before (median) | range over repeats | within 3 % | file |"
+)
+
+#: Row labels of the refactor study's metrics: name -> (benchmark, sampler and setting).
+_REFACTOR_LABELS = {
+    "pg_gibbs": ("pg-gibbs-profile", "PG-Gibbs, sweeps per s"),
+    "glda_cholesky": ("gaussian-lda", "cgs (Cholesky), tokens per s"),
+    "glda_alias_document": ("gaussian-lda", "alias-MH document scan, tokens per s"),
+    "glda_alias_fresh_doc": ("gaussian-lda", "alias-MH fresh-document scan, tokens per s"),
+    "glda_alias": ("gaussian-lda", "alias-MH word scan, tokens per s"),
+    "lda_sparse": ("lda", "cgs sparse, tokens per s"),
+    "lda_dense": ("lda", "cgs dense, tokens per s"),
+}
+
+
+def _refactor_label(metric: str) -> tuple[str, str]:
+    """``(benchmark, sampler and setting)`` of a metric such as ``glda_alias_k20_tokens_per_s``."""
+    stem = metric.removesuffix("_tokens_per_s").removesuffix("_sweeps_per_s")
+    base, _, k = stem.rpartition("_k")
+    if not base or not k.isdigit():
+        base, k = stem, ""
+    bench, label = _REFACTOR_LABELS.get(base, ("?", metric))
+    return bench, label + (f", K = {k}" if k else "")
+
+
+def refactor_rows(path: Path) -> list[list[str]]:
+    """One row per metric of a refactor-speed study file: the two speeds of the median
+    pair (the repeat whose ratio is the lower median of the paired ratios, so the three
+    numbers agree; each side's own median would mix repeats of different machine load),
+    the median ratio and the range of the ratios over the repeats."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    summary, tolerance = study["summary"], study["summary"]["tolerance"]
+    pairs: dict[str, dict[int, dict[str, float]]] = {}
+    for run in study["runs"]:
+        for metric, value in run["speeds"].items():
+            pairs.setdefault(metric, {}).setdefault(run["repeat"], {})[run["side"]] = value
+    rows = []
+    for metric, ratio in summary["speed_ratio_new_over_old"].items():
+        bench, label = _refactor_label(metric)
+        by_ratio = sorted(pairs[metric].values(), key=lambda p: p["new"] / p["old"])
+        middle = by_ratio[(len(by_ratio) - 1) // 2]
+        rows.append([
+            f"`{bench}`", label, f"{middle['old']:,.4g}", f"{middle['new']:,.4g}",
+            f"{ratio:.3f}",
+            f"{summary['speed_ratio_min'][metric]:.3f}–{summary['speed_ratio_max'][metric]:.3f}",
+            "yes" if ratio >= tolerance else "**no**", f"`{path.name}`",
+        ])  # fmt: skip
+    return rows
+
+
+def render_refactor_study(repo_root: Path) -> str:
+    """The table of every ``benchmarks/studies/refactor_speed*.json``."""
+    return _study_table(repo_root, REFACTOR_GLOB, REFACTOR_HEADER, refactor_rows)
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -809,7 +872,8 @@ def on_files(files: Any, config: Any) -> Any:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     placeholders = (
-        PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER
+        PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER,
+        REFACTOR_PLACEHOLDER,
     )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown
@@ -826,6 +890,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(IGLDA_PLACEHOLDER, render_iglda_study(root))
         if CHAINS_PLACEHOLDER in markdown:
             markdown = markdown.replace(CHAINS_PLACEHOLDER, render_chains_study(root))
+        if REFACTOR_PLACEHOLDER in markdown:
+            markdown = markdown.replace(REFACTOR_PLACEHOLDER, render_refactor_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

@@ -562,6 +562,34 @@ def test_chains_table_reads_both_sides_from_the_file(tmp_path):
     assert "No `hdp_chains*.json`" in hook.render_chains_study(tmp_path / "missing")
 
 
+def test_refactor_table_pairs_the_two_sides_of_each_metric(tmp_path):
+    hook = _hook()
+    runs = [
+        {"repeat": r, "side": side, "speeds": {"glda_alias_k20_tokens_per_s": v,
+                                               "pg_gibbs_sweeps_per_s": 60.0}}
+        for r, side, v in [(0, "old", 1000.0), (0, "new", 950.0), (1, "old", 1100.0),
+                           (1, "new", 1200.0), (2, "old", 990.0), (2, "new", 1000.0)]
+    ]  # fmt: skip
+    summary = {
+        "speed_ratio_new_over_old": {"glda_alias_k20_tokens_per_s": 0.95,
+                                     "pg_gibbs_sweeps_per_s": 1.0},
+        "speed_ratio_min": {"glda_alias_k20_tokens_per_s": 0.9, "pg_gibbs_sweeps_per_s": 1.0},
+        "speed_ratio_max": {"glda_alias_k20_tokens_per_s": 1.1, "pg_gibbs_sweeps_per_s": 1.0},
+        "tolerance": 0.97,
+    }  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    path = tmp_path / "benchmarks" / "studies" / "refactor_speed.json"
+    path.write_text(json.dumps({"summary": summary, "runs": runs}))
+    alias, pg = hook.refactor_rows(path)
+    # the median pair of (0.95, 1.09, 1.01) is repeat 2's: 990 before, 1,000 after
+    assert alias == ["`gaussian-lda`", "alias-MH word scan, tokens per s, K = 20", "990",
+                     "1,000", "0.950", "0.900–1.100", "**no**",
+                     "`refactor_speed.json`"]  # fmt: skip
+    assert pg[:2] == ["`pg-gibbs-profile`", "PG-Gibbs, sweeps per s"] and pg[6] == "yes"
+    assert "| `gaussian-lda` |" in hook.render_refactor_study(tmp_path)
+    assert "No `refactor_speed*.json`" in hook.render_refactor_study(tmp_path / "missing")
+
+
 def test_cli_page_lists_every_benchmark():
     from bayeswe.bench import BENCHMARKS
 
