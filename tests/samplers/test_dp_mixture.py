@@ -160,7 +160,7 @@ def test_collapsed_gibbs_agrees_with_nuts_on_label_free_quantities() -> None:
                          Psi0=[[0.8, 0.2], [0.2, 0.5]])  # fmt: skip
     nuts = bayeswe.fit(
         "dp_mixture", data, method="nuts", seed=1, chains=4, iter_warmup=500,
-        iter_sampling=1000, inits=initial_values(data, seed=1), adapt_delta=0.95,
+        iter_sampling=500, inits=initial_values(data, seed=1), adapt_delta=0.95,
         show_progress=False,
     )  # fmt: skip
     cgs = bayeswe.fit(
