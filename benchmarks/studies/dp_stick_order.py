@@ -1,31 +1,42 @@
-"""Which sampler is off on 80 points? The DP mixture by three samplers.
+"""Which sampler is off on 80 points? The DP mixture by collapsed Gibbs, blocked Gibbs
+with and without label swaps, and NUTS.
 
 On 80 points from three well-separated Gaussian clusters, Stan's NUTS on
 ``models/dp_mixture.stan`` and bayeswe's collapsed Gibbs sampler (Neal's algorithm 3
-with split-merge moves, ``method="cgs"``) disagreed by more than their Monte Carlo
-errors allow: in the number of occupied clusters and in the held-out density beside the
-smallest cluster. NUTS also reported divergences there. Two samplers cannot say which
-of them is wrong; this study adds a third that shares neither's machinery:
+with split-merge moves, ``method="cgs"``) disagree by more than their Monte Carlo errors
+allow in the held-out density at the smaller clusters. Two samplers cannot say which of
+them is wrong, so this study adds a third that shares neither's machinery, in two
+variants:
 
 * **blocked Gibbs** (Ishwaran and James 2001, section 5.2) on the same truncated
   stick-breaking model as the Stan program: ``z | w, mu, Sigma`` per point,
   ``v_k | z, alpha ~ Beta(1 + n_k, alpha + sum_{j>k} n_j)``, ``(mu_k, Sigma_k) | z`` from
   their Normal-inverse-Wishart posterior, ``alpha | v ~ Gamma(a + T - 1,
   b - sum log(1 - v_k))``; plain NumPy, written here;
+* the same with **label swaps** each sweep (:func:`_swap_labels`): Metropolis proposals
+  to exchange two components' positions among the sticks. Without them a cluster of many
+  points never changes stick (its points would have to move one by one through a
+  near-empty component), and under a truncated stick-breaking prior the expected weight
+  of a cluster depends on its stick: ``E[w_k | z]`` is ``n_k / (N + alpha)``, the
+  Chinese restaurant's, only averaged over the orders. A sampler frozen in one order
+  therefore misweights the clusters in every weight-dependent quantity, the predictive
+  density among them, while its chains can agree with each other;
 * **collapsed Gibbs**, ``bayeswe.fit("dp_mixture", data, method="cgs")``: the
-  untruncated DP, its means and covariances integrated out;
-* **NUTS**, ``bayeswe.fit("dp_mixture", data, method="nuts")`` at the same truncation.
+  untruncated DP, weights integrated out;
+* **NUTS**, ``bayeswe.fit("dp_mixture", data, method="nuts")`` at the same truncation,
+  started from ``initial_values`` (clusters in the first sticks by decreasing size).
 
 Compared on label-free quantities: the posterior mean number of occupied clusters, of
 ``alpha``, and the log posterior predictive density of held-out points (the three
-true means, a point beside the smallest cluster and one between clusters), each with
-its Monte Carlo standard error (ArviZ, so autocorrelation counts). The results file
+clusters' centres, a point beside the smallest cluster and one between clusters), each
+with its Monte Carlo standard error (ArviZ, so autocorrelation counts). The results file
 holds each sampler's estimates and the pairwise ``z``, the difference over the root sum
-of squared MCSEs.
+of squared MCSEs. (On 7 points both blocked Gibbs variants and the collapsed sampler
+match the exact, enumerated predictive: there, points move between sticks easily.)
 
-Run from the repository root::
+Run from the repository root (about 6 minutes on two cores)::
 
-    python benchmarks/studies/dp_three_samplers.py
+    python benchmarks/studies/dp_stick_order.py
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ from typing import Any
 
 import arviz as az
 import numpy as np
+from scipy.special import gammaln
 
 import bayeswe
 from bayeswe.bench import harness
@@ -64,10 +76,51 @@ def _inverse_wishart(rng: np.random.Generator, nu: np.ndarray, psi: np.ndarray) 
     return np.linalg.inv(LA @ np.swapaxes(LA, 1, 2))
 
 
+def _log_stick_prior(counts: np.ndarray, alpha: float) -> float:
+    """``log p(z | alpha)`` of the truncated stick-breaking prior, the sticks integrated
+    out: ``sum_{k<T} log B(1 + n_k, alpha + m_k) / B(1, alpha)``, ``m_k = sum_{j>k} n_j``.
+    """
+    after = counts[::-1].cumsum()[::-1][1:]  # m_k for k < T
+    n = counts[:-1]
+    return float(
+        np.sum(
+            np.log(alpha) + gammaln(1 + n) + gammaln(alpha + after) - gammaln(1 + alpha + n + after)
+        )
+    )
+
+
+def _swap_labels(z: np.ndarray, alpha: float, T: int, rng: np.random.Generator) -> np.ndarray:
+    """``T`` Metropolis proposals to swap the labels of two components (points, and with
+    them the parameters redrawn next), on ``p(z | alpha, y)`` with sticks, means and
+    covariances integrated out: the likelihood does not change, so the ratio is the
+    stick prior's. Papaspiliopoulos and Roberts (2008) and Hastie, Liverani and
+    Richardson (2015) use such moves because nothing else moves a cluster between sticks.
+    """
+    counts = np.bincount(z, minlength=T)
+    current = _log_stick_prior(counts, alpha)
+    perm = np.arange(T)
+    for _ in range(T):
+        j, k = rng.choice(T, size=2, replace=False)
+        if counts[j] == counts[k]:
+            continue
+        proposed = counts.copy()
+        proposed[[j, k]] = proposed[[k, j]]
+        new = _log_stick_prior(proposed, alpha)
+        if np.log(rng.random()) < new - current:
+            counts, current = proposed, new
+            perm[[j, k]] = perm[[k, j]]
+    inverse = np.empty(T, dtype=np.int64)
+    inverse[perm] = np.arange(T)
+    return inverse[z]
+
+
 def blocked_gibbs(
-    data: dict[str, Any], *, warmup: int, draws: int, seed: int
+    data: dict[str, Any], *, warmup: int, draws: int, seed: int, swaps: bool = False
 ) -> dict[str, np.ndarray]:
-    """One chain of the truncated blocked Gibbs sampler; ``(draws, ...)`` arrays."""
+    """One chain of the truncated blocked Gibbs sampler; ``(draws, ...)`` arrays.
+
+    ``swaps``: add the label-swap moves of :func:`_swap_labels` each sweep.
+    """
     rng = np.random.default_rng(seed)
     y, T = np.asarray(data["y"]), int(data["T"])
     N, P = y.shape
@@ -77,6 +130,8 @@ def blocked_gibbs(
     z = rng.integers(0, T, size=N)
     out: dict[str, list[Any]] = {"w": [], "mu": [], "Sigma": [], "alpha": [], "n_occupied": []}
     for sweep in range(warmup + draws):
+        if swaps:
+            z = _swap_labels(z, alpha, T, rng)
         counts = np.bincount(z, minlength=T)
         # (mu_k, Sigma_k) | z: the Normal-inverse-Wishart posterior of each component
         onehot = np.zeros((N, T))
@@ -153,7 +208,7 @@ def main() -> None:
     parser.add_argument("--nuts-warmup", type=int, default=1000)
     parser.add_argument("--nuts-draws", type=int, default=1000)
     parser.add_argument(
-        "--output", type=Path, default=Path("benchmarks/studies/dp_three_samplers.json")
+        "--output", type=Path, default=Path("benchmarks/studies/dp_stick_order.json")
     )
     args = parser.parse_args()
     facts = harness.start_run()
@@ -180,18 +235,19 @@ def main() -> None:
         post["n_clusters"].values, post["alpha"].values, post["heldout_log_density"].values
     ) | {"wall_s": time.perf_counter() - t0}
 
-    t0 = time.perf_counter()
-    chains = [
-        blocked_gibbs(stan, warmup=args.gibbs_warmup, draws=args.gibbs_draws, seed=args.seed + c)
-        for c in range(args.chains)
-    ]
-    bg = {k: np.stack([c[k] for c in chains]) for k in chains[0]}
-    runs["blocked_gibbs"] = _estimates(
-        bg["n_occupied"], bg["alpha"], mixture_log_density(bg["w"], bg["mu"], bg["Sigma"], held)
-    ) | {
-        "wall_s": time.perf_counter() - t0,
-        "leftover_mean": float(bg["w"][..., -1].mean()),
-    }
+    for name, swaps in (("blocked_gibbs", False), ("blocked_gibbs_swaps", True)):
+        t0 = time.perf_counter()
+        chains = [
+            blocked_gibbs(stan, warmup=args.gibbs_warmup, draws=args.gibbs_draws,
+                          seed=args.seed + c, swaps=swaps)
+            for c in range(args.chains)
+        ]  # fmt: skip
+        bg = {k: np.stack([c[k] for c in chains]) for k in chains[0]}
+        log_density = mixture_log_density(bg["w"], bg["mu"], bg["Sigma"], held)
+        runs[name] = _estimates(bg["n_occupied"], bg["alpha"], log_density) | {
+            "wall_s": time.perf_counter() - t0,
+            "leftover_mean": float(bg["w"][..., -1].mean()),
+        }
 
     t0 = time.perf_counter()
     nuts = bayeswe.fit(
@@ -222,7 +278,7 @@ def main() -> None:
                 "lpd": [_z(p, q) for p, q in zip(a["lpd"], b["lpd"], strict=True)],
             }
     out = {
-        "study": "dp-three-samplers",
+        "study": "dp-stick-order",
         "summary": {
             "z": z,
             "max_abs_z": {
