@@ -36,6 +36,10 @@ A sixth, :data:`REFACTOR_PLACEHOLDER` (on the contributing page), becomes the ta
 sampler-speed study of the protocol refactor, ``benchmarks/studies/refactor_speed*.json``
 (``benchmarks/studies/refactor_speed.py``; :func:`render_refactor_study`).
 
+A seventh, :data:`STICK_PLACEHOLDER` (on the nonparametrics page), becomes the table of
+the DP-mixture samplers compared on 80 points, ``benchmarks/studies/dp_stick_order*.json``
+(``benchmarks/studies/dp_stick_order.py``; :func:`render_stick_order_study`).
+
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
 """
@@ -63,6 +67,8 @@ CHAINS_PLACEHOLDER = "<!-- hdp-chains-study -->"
 CHAINS_GLOB = "hdp_chains*.json"
 REFACTOR_PLACEHOLDER = "<!-- refactor-speed-study -->"
 REFACTOR_GLOB = "refactor_speed*.json"
+STICK_PLACEHOLDER = "<!-- dp-stick-order-study -->"
+STICK_GLOB = "dp_stick_order*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -840,6 +846,65 @@ def render_refactor_study(repo_root: Path) -> str:
     return _study_table(repo_root, REFACTOR_GLOB, REFACTOR_HEADER, refactor_rows)
 
 
+_STICK_SAMPLERS = {
+    "collapsed_gibbs": "collapsed Gibbs (`cgs`)",
+    "blocked_gibbs": "blocked Gibbs, truncated",
+    "blocked_gibbs_swaps": "blocked Gibbs, truncated, with label swaps",
+    "nuts": "NUTS (`dp_mixture.stan`)",
+}
+
+
+def _estimate(pair: list[float], digits: int) -> str:
+    return f"{pair[0]:.{digits}f} ± {pair[1]:.{digits}f}"
+
+
+def stick_order_header(path: Path) -> str:
+    """The header of a stick-order study file's table: one column per held-out point."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    sizes = [n for n in study["settings"]["cluster_sizes"] if n]
+    points = [f"centre of the {n}" for n in sizes]
+    points += [f"beside the {min(sizes)}", "between the clusters"]
+    return (
+        "| sampler | occupied clusters | alpha | "
+        + " | ".join(f"log density, {p}" for p in points)
+        + " | largest abs z against collapsed Gibbs | wall s | file |"
+    )
+
+
+def stick_order_rows(path: Path) -> list[list[str]]:
+    """One row per sampler of a stick-order study file: posterior means ± MCSE, the
+    largest ``|z|`` against the collapsed sampler over every estimate, wall time."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    z_against = {}
+    for pair, z in study["summary"]["z"].items():
+        one, other = pair.split("-")
+        if "collapsed_gibbs" in (one, other):
+            every = [z["n_occupied"], z["alpha"], *z["lpd"]]
+            z_against[other if one == "collapsed_gibbs" else one] = max(map(abs, every))
+    rows = []
+    for name, run in study["samplers"].items():
+        rows.append([
+            _STICK_SAMPLERS.get(name, name), _estimate(run["n_occupied"], 3),
+            _estimate(run["alpha"], 3), *(_estimate(lpd, 4) for lpd in run["lpd"]),
+            f"{z_against[name]:.1f}" if name in z_against else "-", f"{run['wall_s']:.0f}",
+            f"`{path.name}`",
+        ])  # fmt: skip
+    return rows
+
+
+def render_stick_order_study(repo_root: Path) -> str:
+    """The table of every ``benchmarks/studies/dp_stick_order*.json``."""
+    paths = sorted((Path(repo_root) / STUDIES).glob(STICK_GLOB))
+    if not paths:
+        return f"No `{STICK_GLOB}` in `{STUDIES}/`.\n"
+    return (
+        "\n\n".join(
+            "\n".join(_table(stick_order_header(path), stick_order_rows(path))) for path in paths
+        )
+        + "\n"
+    )
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -873,7 +938,7 @@ def on_files(files: Any, config: Any) -> Any:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     placeholders = (
         PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER,
-        REFACTOR_PLACEHOLDER,
+        REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER,
     )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown
@@ -892,6 +957,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(CHAINS_PLACEHOLDER, render_chains_study(root))
         if REFACTOR_PLACEHOLDER in markdown:
             markdown = markdown.replace(REFACTOR_PLACEHOLDER, render_refactor_study(root))
+        if STICK_PLACEHOLDER in markdown:
+            markdown = markdown.replace(STICK_PLACEHOLDER, render_stick_order_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

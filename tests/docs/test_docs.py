@@ -590,6 +590,31 @@ def test_refactor_table_pairs_the_two_sides_of_each_metric(tmp_path):
     assert "No `refactor_speed*.json`" in hook.render_refactor_study(tmp_path / "missing")
 
 
+def test_stick_order_table_gives_each_sampler_its_estimates_and_z(tmp_path):
+    hook = _hook()
+    run = {
+        "n_occupied": [3.2, 0.01],
+        "alpha": [0.64, 0.002],
+        "wall_s": 15.2,
+        "lpd": [[-2.1, 0.001], [-3.1, 0.002], [-2.9, 0.001], [-5.6, 0.01], [-11.0, 0.1]],
+    }
+    z = {"n_occupied": 0.5, "alpha": -1.0, "lpd": [0.1, 0.2, -6.7, 1.0, 0.0]}
+    study = {"settings": {"cluster_sizes": [42, 24, 14]},
+             "samplers": {"collapsed_gibbs": run, "nuts": run},
+             "summary": {"z": {"collapsed_gibbs-nuts": z}}}  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    path = tmp_path / "benchmarks" / "studies" / "dp_stick_order.json"
+    path.write_text(json.dumps(study))
+    header = hook.stick_order_header(path)
+    assert "log density, centre of the 14" in header and "beside the 14" in header
+    collapsed, nuts = hook.stick_order_rows(path)
+    assert collapsed[:3] == ["collapsed Gibbs (`cgs`)", "3.200 ± 0.010", "0.640 ± 0.002"]
+    assert collapsed[-3] == "-" and nuts[-3] == "6.7" and nuts[-2] == "15"
+    assert header.count("|") - 1 == len(nuts)
+    assert "| NUTS (`dp_mixture.stan`) |" in hook.render_stick_order_study(tmp_path)
+    assert "No `dp_stick_order*.json`" in hook.render_stick_order_study(tmp_path / "x")
+
+
 def test_cli_page_lists_every_benchmark():
     from bayeswe.bench import BENCHMARKS
 
