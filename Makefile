@@ -42,12 +42,14 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # pytest-xdist: test files are shared out whole (--dist loadfile) to PYTEST_WORKERS
-# processes: three on a 2-core machine, because with one per core a core idles while a
-# test waits for a subprocess (Stan, a Dask worker) to start. The toolchain step has
+# processes, one per core of the 2-core machine CI runs on. A third worker lets a core
+# work while a test waits for a subprocess (Stan, a Dask worker) to start, but the three
+# processes and their subprocesses then compete for two cores, and the whole suite took
+# more CPU time and more wall time than with two. The toolchain step has
 # compiled the Numba kernels; the workers load them from the cache (only test-only
 # kernels, such as SBC's deliberately wrong samplers, are compiled in the worker that
 # needs them). PYTEST_WORKERS=0 runs them in this process.
-PYTEST_WORKERS ?= 3
+PYTEST_WORKERS ?= 2
 
 test: toolchain lint docs data
 	$(BIN)/python -m pytest -q -rs --durations=25 -n $(PYTEST_WORKERS) --dist loadfile tests
