@@ -31,8 +31,9 @@ Compared on label-free quantities: the posterior mean number of occupied cluster
 clusters' centres, a point beside the smallest cluster and one between clusters), each
 with its Monte Carlo standard error (ArviZ, so autocorrelation counts). The results file
 holds each sampler's estimates and the pairwise ``z``, the difference over the root sum
-of squared MCSEs. (On 7 points both blocked Gibbs variants and the collapsed sampler
-match the exact, enumerated predictive: there, points move between sticks easily.)
+of squared MCSEs. (On the 7 points of ``tests/dp/test_dp_kernels.py`` the collapsed
+sampler matches the exact, enumerated predictive, and so did blocked Gibbs without
+swaps when tried: there, points move between sticks easily.)
 
 Run from the repository root (about 6 minutes on two cores)::
 
