@@ -27,16 +27,25 @@
 //   funnel with the D x T document proportions (their spread is set by alpha0), which
 //   NUTS crosses badly on the small corpora Stan is meant for here; fix them (tomotopy's
 //   and gensim's defaults are gamma = alpha0 = 1 and 0.1) or compare a few values.
-// * Every simplex is parameterized as in lda.stan: theta_d = softmax(theta_raw[d]),
-//   phi_k = softmax(phi_raw[k]), with the Dirichlet density and the Jacobian of the
-//   log-ratio map in closed form, exp(a' x - sum(a) log_sum_exp(x)) / B(a), and a N(0, n)
-//   density on sum(x) for the direction softmax ignores. Unlike lda.stan, the Dirichlet
-//   normalizing constant of theta_d, lgamma(alpha0) - sum_k lgamma(alpha0 beta_k), is
-//   kept: it depends on the parameter beta.
-// * Pitfall: a topic that no document uses gets a small alpha0 * beta_k, and log theta_dk
-//   then has an exponential left tail of scale 1 / (alpha0 * beta_k); NUTS needs long
-//   trajectories for it. Keep T modest (a few more than the topics you expect) and
-//   alpha0 not tiny; check `leftover` and the tree depths.
+// * theta_d is a normalized vector of Gamma(a_k, 1) variables, a = alpha0 * beta, each
+//   written as G_dk = theta_gamma[d, k] * theta_uniform[d, k]^(1 / a_k) with
+//   theta_gamma ~ Gamma(a_k + 1, 1) and theta_uniform ~ Uniform(0, 1), which is exactly
+//   Gamma(a_k, 1) (as Marsaglia and Tsang 2000 draw a gamma of shape below 1). A topic that no document uses gets
+//   a small a_k, and log theta_dk then has a left tail of scale 1 / a_k: under the softmax
+//   parameterization of lda.stan NUTS took trees of maximal depth in every iteration and
+//   did not reach that tail, so tokens spread over unused topics (on the study's 20
+//   documents twice as many occupied topics as the collapsed sampler's, and a rare word's
+//   predictive 1.7 times too large; benchmarks/studies/hdp_twin_agreement.py). Here the
+//   tail is the uniform's: theta_uniform's unconstrained (logit) value has a logistic
+//   tail of scale 1, whatever a_k.
+// * phi_k = softmax(phi_raw[k]) as in lda.stan, with the Dirichlet density and the
+//   Jacobian of the log-ratio map in closed form, exp(a' x - sum(a) log_sum_exp(x)) / B(a),
+//   and a N(0, n) density on sum(x) for the direction softmax ignores. The gamma form for
+//   phi as well was tried once (the study's data, eta = 0.2) and did not mix better.
+// * Pitfalls: a small eta gives log phi_kw a left tail of scale 1 / eta, which NUTS
+//   crosses with long trajectories; keep eta not tiny and check the tree depths. NUTS
+//   does not move a topic from one stick to another or merge two halves of a topic, so
+//   chains can settle in different modes: compare them on label-free quantities.
 //
 // Label switching: topics can be permuted only approximately (the stick-breaking prior
 // orders them by expected size), and chains may settle in different orders; compare
@@ -55,6 +64,20 @@ functions {
   vector stick_breaking_log_weights(vector v) {
     // log beta_k = log v_k + sum_{j<k} log(1 - v_j); the last entry is the whole remainder
     return append_row(log(v), 0) + append_row(0, cumulative_sum(log1m(v)));
+  }
+
+  /**
+   * Log of a Dirichlet(a) draw made of Gamma(a_k + 1, 1) and Uniform(0, 1) variables:
+   * G_k = g_k * u_k^(1 / a_k) is Gamma(a_k, 1), and G / sum(G) is Dirichlet(a).
+   *
+   * @param g the Gamma(a_k + 1, 1) variables, positive
+   * @param u the Uniform(0, 1) variables
+   * @param a the Dirichlet parameter, positive
+   * @return log(G / sum(G)), computed on the log scale so that tiny entries stay finite
+   */
+  vector log_dirichlet_from_gammas(vector g, vector u, vector a) {
+    vector[rows(g)] log_g = log(g) + log(u) ./ a;
+    return log_g - log_sum_exp(log_g);
   }
 }
 
@@ -99,7 +122,8 @@ transformed data {
 
 parameters {
   vector<lower=0, upper=1>[T - 1] v;         // top-level stick proportions (the T-th is forced to 1)
-  array[D] vector[T] theta_raw;              // theta_d = softmax(theta_raw[d])
+  array[D] vector<lower=0>[T] theta_gamma;   // Gamma(alpha0 beta_k + 1, 1) part of theta_d
+  array[D] vector<lower=0, upper=1>[T] theta_uniform;  // Uniform(0, 1) part of theta_d
   array[T] vector[V] phi_raw;                // phi_k = softmax(phi_raw[k])
 }
 
@@ -113,15 +137,15 @@ model {
     target += eta * (sum(phi_raw[k]) - V * log_sum_exp(phi_raw[k]));
     target += -0.5 * square(sum(phi_raw[k])) / V;
   }
-  // Dirichlet(a) normalizer of the D documents: it depends on beta, so it is kept
-  target += D * (lgamma(alpha0) - sum(lgamma(a)));
   for (d in 1:D) {
     int s = start[d];
     int e = s + len[d] - 1;
-    target += dot_product(a, theta_raw[d]) - alpha0 * log_sum_exp(theta_raw[d]);
-    target += -0.5 * square(sum(theta_raw[d])) / T;
+    vector[T] theta_d = exp(log_dirichlet_from_gammas(theta_gamma[d], theta_uniform[d], a));
+    // theta_uniform ~ Uniform(0, 1) is implied by its bounds; the gamma's normalizer
+    // depends on beta, so `~` keeps it
+    theta_gamma[d] ~ gamma(a + 1, 1);
     // sum_w count_dw * log(theta_d' * phi_{., w}) over the words of document d
-    target += dot_product(count_real[s:e], (log(softmax(theta_raw[d])' * phi_m[:, word[s:e]]))');
+    target += dot_product(count_real[s:e], (log(theta_d' * phi_m[:, word[s:e]]))');
   }
 }
 
@@ -132,8 +156,11 @@ generated quantities {
   matrix[T, V] phi;                          // topic-word distributions (rows sum to 1)
   array[T] int topic_tokens = rep_array(0, T);  // tokens per topic, one draw of z
   int n_occupied = 0;                        // topics holding at least one token
-  for (d in 1:D) {
-    theta[d] = softmax(theta_raw[d])';
+  {
+    vector[T] a = alpha0 * beta;
+    for (d in 1:D) {
+      theta[d] = exp(log_dirichlet_from_gammas(theta_gamma[d], theta_uniform[d], a))';
+    }
   }
   for (k in 1:T) {
     phi[k] = softmax(phi_raw[k])';

@@ -15,7 +15,8 @@ components. Outputs: ``alpha``, ``v`` ``(stick,)``, ``phi`` ``(component, catego
 
 ``hdp_lda`` (``models/hdp_lda.stan``): HDP-LDA truncated at ``T`` topics, on
 ``models/lda.stan``'s aggregated data. Outputs: ``v`` ``(stick,)``, ``beta``
-``(topic,)``, ``theta_raw``/``theta`` ``(doc, topic)``, ``phi_raw``/``phi``
+``(topic,)``, ``theta_gamma``/``theta_uniform``/``theta`` ``(doc, topic)``,
+``phi_raw``/``phi``
 ``(topic, word)``, ``leftover``, ``topic_tokens`` ``(topic,)`` and ``n_occupied``.
 
 ``bayeswe.fit("dp_mixture", DPMixtureData(...), method=...)``,
@@ -175,7 +176,8 @@ HDP_LDA: StanModelSpec = register_model(
         ),
         dims={
             "v": ("stick",),
-            "theta_raw": ("doc", "topic"),
+            "theta_gamma": ("doc", "topic"),
+            "theta_uniform": ("doc", "topic"),
             "phi_raw": ("topic", "word"),
             "beta": ("topic",),
             "theta": ("doc", "topic"),

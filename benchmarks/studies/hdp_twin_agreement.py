@@ -31,11 +31,17 @@ estimate:
   ``alpha0 beta_u / (n_d + alpha0) / V`` for the topics no token holds.
 
 Each mean has ArviZ's MCSE (autocorrelation counts); ``z`` is the difference over the root
-sum of squared MCSEs. NUTS runs from Stan's random starts; the twin's ``leftover`` (mass
-past ``T - 1`` breaks) is reported, and the goal's truncation bar is a mean leftover of at
-most 1e-3.
+sum of squared MCSEs. NUTS runs twice: from Stan's random starts, and from the collapsed
+chains' last states with their topics in the first sticks by decreasing size
+(:func:`_ordered_start`), the start that ``initial_values`` gives the DP mixture. The
+twin's ``leftover`` (mass past ``T - 1`` breaks) is reported; the truncation bar is a mean
+leftover of at most 1e-3.
 
-Run from the repository root (a few minutes on two cores)::
+``hdp_twin_agreement_softmax_theta.json`` holds the run of the program before ``theta_d``
+took its gamma form (``theta_d = softmax(theta_raw[d])`` as in ``lda.stan``, started
+from ``theta_raw``); that program is in the commit the file names.
+
+Run from the repository root (about 5 minutes on two cores)::
 
     python benchmarks/studies/hdp_twin_agreement.py
 """
@@ -151,10 +157,14 @@ def _ordered_start(problem: hdp.HDPProblem, state: hdp.HDPState, T: int) -> dict
     n_kw = np.zeros((T, V))
     n_kw[:K] = counts.n_wk[:, order].T
     phi = (n_kw + eta) / (n_kw.sum(axis=1, keepdims=True) + V * eta)
-    log_theta, log_phi = np.log(theta), np.log(phi)
+    log_phi = np.log(phi)
+    # theta_d = G / sum(G) with G_dk = theta_dk = gamma_dk * uniform_dk^(1 / a_k): the
+    # gamma part at its prior mean a_k + 1, the uniform part to match
+    a = alpha0 * beta
     return {
         "v": np.clip(v, 1e-6, 1 - 1e-6).tolist(),
-        "theta_raw": (log_theta - log_theta.mean(axis=1, keepdims=True)).tolist(),
+        "theta_gamma": np.broadcast_to(a + 1.0, theta.shape).tolist(),
+        "theta_uniform": np.clip((theta / (a + 1.0)) ** a, 1e-12, 1 - 1e-12).tolist(),
         "phi_raw": (log_phi - log_phi.mean(axis=1, keepdims=True)).tolist(),
     }
 

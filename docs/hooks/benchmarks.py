@@ -40,6 +40,11 @@ A seventh, :data:`STICK_PLACEHOLDER` (on the nonparametrics page), becomes the t
 the DP-mixture samplers compared on 80 points, ``benchmarks/studies/dp_stick_order*.json``
 (``benchmarks/studies/dp_stick_order.py``; :func:`render_stick_order_study`).
 
+An eighth, :data:`TWIN_PLACEHOLDER` (on the nonparametrics page), becomes the tables of
+NUTS on the HDP-LDA Stan twin against the collapsed sampler,
+``benchmarks/studies/hdp_twin_agreement*.json``
+(``benchmarks/studies/hdp_twin_agreement.py``; :func:`render_twin_study`).
+
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
 """
@@ -69,6 +74,8 @@ REFACTOR_PLACEHOLDER = "<!-- refactor-speed-study -->"
 REFACTOR_GLOB = "refactor_speed*.json"
 STICK_PLACEHOLDER = "<!-- dp-stick-order-study -->"
 STICK_GLOB = "dp_stick_order*.json"
+TWIN_PLACEHOLDER = "<!-- hdp-twin-study -->"
+TWIN_GLOB = "hdp_twin_agreement*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -904,6 +911,83 @@ def render_stick_order_study(repo_root: Path) -> str:
     )
 
 
+_TWIN_RUNS = {
+    "nuts": "NUTS, Stan's random starts",
+    "nuts_ordered_start": "NUTS, started from collapsed Gibbs, topics ordered",
+}
+TWIN_HEADER = (
+    "| quantity | collapsed Gibbs (`cgs`) | "
+    + " | ".join(f"{label} | z" for label in _TWIN_RUNS.values())
+    + " |"
+)
+TWIN_RUN_HEADER = (
+    "| run | wall s | divergences | trees at depth 10 | mean leftover | "
+    "R-hat of occupied topics | bulk ESS of occupied topics | largest topic's stick, by chain "
+    "| file |"
+)
+
+
+def _twin_mean(stat: dict[str, float], digits: int) -> str:
+    return f"{stat['mean']:.{digits}f} ± {stat['mcse']:.{digits}f}"
+
+
+def _twin_label(name: str) -> str:
+    """``n_occupied`` and ``beta_(j)`` in words; ``p(w | d)`` as it is."""
+    if name == "n_occupied":
+        return "occupied topics"
+    if name.startswith("beta_("):
+        j = int(name[len("beta_(") : -1])
+        return f"top-level weight, {j}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(j, 'th') } largest"
+    return name
+
+
+def twin_rows(path: Path) -> list[list[str]]:
+    """One row per label-free quantity of a twin-agreement study file: the collapsed
+    sampler's mean ± MCSE, and each NUTS run's with its ``z`` against it."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    runs, z = study["samplers"], study["summary"]["z_vs_cgs"]
+    rows = []
+    for name, ref in runs["collapsed_gibbs"]["statistics"].items():
+        digits = 2 if name == "n_occupied" else 4
+        row = [_twin_label(name), _twin_mean(ref, digits)]
+        for run in _TWIN_RUNS:
+            row += [_twin_mean(runs[run]["statistics"][name], digits), f"{z[run][name]:+.1f}"]
+        rows.append(row)
+    return rows
+
+
+def twin_run_rows(path: Path) -> list[list[str]]:
+    """One row per NUTS run of a twin-agreement study file: its cost and diagnostics."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for name, label in _TWIN_RUNS.items():
+        run = study["samplers"][name]
+        occupied = run["statistics"]["n_occupied"]
+        sticks = [int(max(range(len(c)), key=c.__getitem__)) + 1 for c in
+                  run["largest_topic_stick_by_chain"]]  # fmt: skip
+        rows.append([
+            label, f"{run['wall_s']:.0f}", str(run["divergences"]),
+            f"{100 * run['max_depth_share']:.0f} %", f"{run['leftover_mean']:.1e}",
+            f"{occupied['rhat']:.2f}", f"{occupied['ess_bulk']:.0f}",
+            ", ".join(map(str, sticks)), f"`{path.name}`",
+        ])  # fmt: skip
+    return rows
+
+
+def render_twin_study(repo_root: Path) -> str:
+    """The two tables of every ``benchmarks/studies/hdp_twin_agreement*.json``."""
+    paths = sorted((Path(repo_root) / STUDIES).glob(TWIN_GLOB))
+    if not paths:
+        return f"No `{TWIN_GLOB}` in `{STUDIES}/`.\n"
+    tables = []
+    for path in paths:
+        commit = json.loads(path.read_text(encoding="utf-8"))["run"].get("commit") or "?"
+        tables.append(f"`{path.name}` (commit `{commit[:12]}`):")
+        tables.append("\n".join(_table(TWIN_HEADER, twin_rows(path))))
+        tables.append("\n".join(_table(TWIN_RUN_HEADER, twin_run_rows(path))))
+    return "\n\n".join(tables) + "\n"
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -937,7 +1021,7 @@ def on_files(files: Any, config: Any) -> Any:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     placeholders = (
         PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER,
-        REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER,
+        REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER, TWIN_PLACEHOLDER,
     )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown
@@ -958,6 +1042,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(REFACTOR_PLACEHOLDER, render_refactor_study(root))
         if STICK_PLACEHOLDER in markdown:
             markdown = markdown.replace(STICK_PLACEHOLDER, render_stick_order_study(root))
+        if TWIN_PLACEHOLDER in markdown:
+            markdown = markdown.replace(TWIN_PLACEHOLDER, render_twin_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

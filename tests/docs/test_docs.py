@@ -614,6 +614,43 @@ def test_stick_order_table_gives_each_sampler_its_estimates_and_z(tmp_path):
     assert "No `dp_stick_order*.json`" in hook.render_stick_order_study(tmp_path / "x")
 
 
+def test_twin_tables_give_each_quantity_its_z_and_each_nuts_run_its_diagnostics(tmp_path):
+    hook = _hook()
+
+    def stat(mean, mcse, rhat=1.0, ess=1000.0):
+        return {"mean": mean, "mcse": mcse, "rhat": rhat, "ess_bulk": ess}
+
+    cgs = {"n_occupied": stat(4.22, 0.01), "beta_(1)": stat(0.4369, 0.0004),
+           "p(w4 | d13)": stat(0.0027, 0.00001)}  # fmt: skip
+    nuts = {"n_occupied": stat(9.63, 0.46, 1.17, 16.2), "beta_(1)": stat(0.4036, 0.0062),
+            "p(w4 | d13)": stat(0.0046, 0.0001)}  # fmt: skip
+    run = {"statistics": nuts, "wall_s": 285.7, "divergences": 0, "max_depth_share": 1.0,
+           "leftover_mean": 0.0156,
+           "largest_topic_stick_by_chain": [[0, 2, 998], [1000, 0, 0]]}  # fmt: skip
+    z = {"n_occupied": 11.89, "beta_(1)": -5.36, "p(w4 | d13)": 17.38}
+    study = {"samplers": {"collapsed_gibbs": {"statistics": cgs}, "nuts": run,
+                          "nuts_ordered_start": run},
+             "summary": {"z_vs_cgs": {"nuts": z, "nuts_ordered_start": z}},
+             "run": {"commit": "1f293b6be40f64da"}}  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    path = tmp_path / "benchmarks" / "studies" / "hdp_twin_agreement.json"
+    path.write_text(json.dumps(study))
+    occupied, weight, rare = hook.twin_rows(path)
+    assert occupied == ["occupied topics", "4.22 ± 0.01", "9.63 ± 0.46", "+11.9",
+                        "9.63 ± 0.46", "+11.9"]  # fmt: skip
+    assert weight[0] == "top-level weight, 1st largest" and weight[3] == "-5.4"
+    assert rare[:2] == ["p(w4 | d13)", "0.0027 ± 0.0000"]
+    random_start, _ = hook.twin_run_rows(path)
+    assert random_start == ["NUTS, Stan's random starts", "286", "0", "100 %", "1.6e-02",
+                            "1.17", "16", "3, 1", "`hdp_twin_agreement.json`"]  # fmt: skip
+    assert hook.TWIN_HEADER.count("|") - 1 == len(occupied)
+    assert hook.TWIN_RUN_HEADER.count("|") - 1 == len(random_start)
+    page = hook.render_twin_study(tmp_path)
+    assert "`hdp_twin_agreement.json` (commit `1f293b6be40f`)" in page
+    assert "| p(w4 \\| d13) |" in page  # the bar escaped, not a column
+    assert "No `hdp_twin_agreement*.json`" in hook.render_twin_study(tmp_path / "x")
+
+
 def test_cli_page_lists_every_benchmark():
     from bayeswe.bench import BENCHMARKS
 
