@@ -948,7 +948,7 @@ def twin_rows(path: Path) -> list[list[str]]:
     runs, z = study["samplers"], study["summary"]["z_vs_cgs"]
     rows = []
     for name, ref in runs["collapsed_gibbs"]["statistics"].items():
-        digits = 2 if name == "n_occupied" else 4
+        digits = 2 if name == "n_occupied" else 5 if ref["mean"] < 0.01 else 4
         row = [_twin_label(name), _twin_mean(ref, digits)]
         for run in _TWIN_RUNS:
             row += [_twin_mean(runs[run]["statistics"][name], digits), f"{z[run][name]:+.1f}"]

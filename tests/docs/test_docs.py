@@ -639,7 +639,7 @@ def test_twin_tables_give_each_quantity_its_z_and_each_nuts_run_its_diagnostics(
     assert occupied == ["occupied topics", "4.22 ± 0.01", "9.63 ± 0.46", "+11.9",
                         "9.63 ± 0.46", "+11.9"]  # fmt: skip
     assert weight[0] == "top-level weight, 1st largest" and weight[3] == "-5.4"
-    assert rare[:2] == ["p(w4 | d13)", "0.0027 ± 0.0000"]
+    assert rare[:2] == ["p(w4 | d13)", "0.00270 ± 0.00001"]
     random_start, _ = hook.twin_run_rows(path)
     assert random_start == ["NUTS, Stan's random starts", "286", "0", "100 %", "1.6e-02",
                             "1.17", "16", "3, 1", "`hdp_twin_agreement.json`"]  # fmt: skip
