@@ -7,18 +7,25 @@ tables serving it in all documents, or a new topic with ``gamma``. The words giv
 topics are a Pólya urn per topic (``phi_k ~ Dirichlet(eta)`` integrated out). These are
 the "marginal-conditional" draws of Geweke's (2004) joint-distribution test and the
 prior draws of simulation-based calibration for the HDP-LDA sampler
-(:mod:`bayeswe.samplers.hdp_lda`).
+(:mod:`bayeswe.samplers.hdp_lda`). :func:`topic_count_posterior` is the exact posterior
+of the number of topics of a corpus of a few tokens, by enumeration: the reference any
+HDP-LDA sampler can be checked against.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["CRFDraw", "crf_draw", "log_p_words", "words_given_topics"]
+__all__ = ["CRFDraw", "crf_draw", "log_p_words", "topic_count_posterior", "words_given_topics"]
+
+#: Most tokens :func:`topic_count_posterior` enumerates (Bell(9) = 21,147 partitions).
+MAX_ENUMERATED_TOKENS = 9
 
 
 @dataclass(frozen=True)
@@ -87,3 +94,111 @@ def log_p_words(z: np.ndarray, words: np.ndarray, n_words: int, eta: float) -> f
         (gammaln(n_wk + eta) - math.lgamma(eta)).sum()
         + (math.lgamma(n_words * eta) - gammaln(n_k + n_words * eta)).sum()
     )
+
+
+def _partitions(n: int) -> Iterator[list[list[int]]]:
+    """Every set partition of ``0 .. n - 1`` (blocks in order of their first element)."""
+    if n == 0:
+        yield []
+        return
+    for p in _partitions(n - 1):
+        for i in range(len(p)):
+            yield p[:i] + [p[i] + [n - 1]] + p[i + 1 :]
+        yield p + [[n - 1]]
+
+
+def _log_p_partition(
+    blocks: list[list[int]], doc: np.ndarray, lengths: Sequence[int], alpha0: float,
+    gamma: float, log_stirling: np.ndarray,
+) -> float:  # fmt: skip
+    """``log p(z | alpha0, gamma)`` of the tokens' partition into topics under the
+    Chinese restaurant franchise, summed over the table counts (Teh et al. 2006, eqs. 38
+    and 40: ``s(n_dk, m_dk)`` seatings of ``n_dk`` customers at ``m_dk`` tables)."""
+    K = len(blocks)
+    n_dk = np.zeros((len(lengths), K), dtype=int)
+    for k, block in enumerate(blocks):
+        for i in block:
+            n_dk[doc[i], k] += 1
+    total = -np.inf
+    ranges = [range(1, n + 1) if n else range(1) for n in n_dk.ravel()]
+    for ms in itertools.product(*ranges):
+        m = np.array(ms).reshape(n_dk.shape)
+        lp = sum(math.lgamma(alpha0) - math.lgamma(alpha0 + n) for n in lengths)
+        lp += float((log_stirling[n_dk, m] + m * math.log(alpha0))[n_dk > 0].sum())
+        m_k = m.sum(axis=0)
+        lp += K * math.log(gamma) + math.lgamma(gamma) - math.lgamma(gamma + m_k.sum())
+        lp += sum(math.lgamma(x) for x in m_k)
+        total = np.logaddexp(total, lp)
+    return float(total)
+
+
+def topic_count_posterior(
+    doc_lengths: Sequence[int],
+    words: Sequence[int] | np.ndarray,
+    n_words: int,
+    *,
+    eta: float,
+    alpha0: float,
+    gamma: float,
+) -> np.ndarray:
+    """Exact ``P(K = k | words)`` of HDP-LDA, ``K`` the number of topics holding a token.
+
+    Enumerates every partition of the tokens into topics, weighs it by the Chinese
+    restaurant franchise's probability (table counts summed out) times ``log p(w | z)``
+    (:func:`log_p_words`), and adds up by the number of blocks. Feasible for a few
+    tokens only: the cost grows with the Bell number of the token count.
+
+    Parameters
+    ----------
+    doc_lengths
+        Tokens per document; the documents' tokens are ``words`` in order.
+    words
+        Word id of each token, ``0 .. n_words - 1``.
+    n_words, eta, alpha0, gamma
+        Vocabulary size and the model's positive hyperparameters.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N + 1,)`` probabilities of ``K = 0 .. N`` (``P(K = 0) = 0``).
+
+    Raises
+    ------
+    ValueError
+        More than :data:`MAX_ENUMERATED_TOKENS` tokens, lengths that do not add up to
+        the number of words, a word outside the vocabulary, or a non-positive
+        hyperparameter.
+    """
+    lengths = [int(n) for n in doc_lengths]
+    words = np.asarray(words, dtype=np.int64)
+    N = words.size
+    if sum(lengths) != N or min(lengths, default=0) < 0:
+        raise ValueError(f"doc_lengths {lengths} do not add up to the {N} words")
+    if not 0 < N <= MAX_ENUMERATED_TOKENS:
+        raise ValueError(f"enumeration needs 1 to {MAX_ENUMERATED_TOKENS} tokens, got {N}")
+    if words.min() < 0 or words.max() >= n_words:
+        raise ValueError(f"word ids must be in 0 .. {n_words - 1}")
+    for name, value in (("eta", eta), ("alpha0", alpha0), ("gamma", gamma)):
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    doc = np.repeat(np.arange(len(lengths)), lengths)
+    stirling = np.zeros((N + 1, N + 1))
+    stirling[0, 0] = 1
+    for i in range(1, N + 1):
+        for m in range(1, i + 1):
+            # unsigned Stirling numbers of the first kind
+            stirling[i, m] = stirling[i - 1, m - 1] + (i - 1) * stirling[i - 1, m]
+    with np.errstate(divide="ignore"):
+        log_stirling = np.log(stirling)
+    log_post, counts = [], []
+    for blocks in _partitions(N):
+        z = np.empty(N, dtype=int)
+        for k, block in enumerate(blocks):
+            z[block] = k
+        log_post.append(
+            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_stirling)
+            + log_p_words(z, words, n_words, eta)
+        )
+        counts.append(len(blocks))
+    w = np.exp(np.array(log_post) - max(log_post))
+    return np.bincount(counts, weights=w, minlength=N + 1) / w.sum()

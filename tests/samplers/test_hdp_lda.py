@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
-import math
 
 import arviz as az
 import hdp_geweke as geweke  # noqa: I001 (tests/samplers helper)
@@ -14,7 +12,7 @@ import pytest
 import bayeswe
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.dp import HDPLDAData, simulate_hdp_lda
-from bayeswe.dp.crf import crf_draw, log_p_words, words_given_topics
+from bayeswe.dp.crf import crf_draw, log_p_words, topic_count_posterior, words_given_topics
 from bayeswe.lda import LDAData
 from bayeswe.samplers import hdp_lda as hdp
 from bayeswe.samplers.driver import Schedule
@@ -134,34 +132,32 @@ def test_geweke_test_fails_a_sampler_with_one_table_per_document_and_topic(resam
 # ----------------------------------------------------------------- exact tiny case
 
 
-def _partitions(n: int):
-    if n == 0:
-        yield []
-        return
-    for p in _partitions(n - 1):
-        for i in range(len(p)):
-            yield p[:i] + [p[i] + [n - 1]] + p[i + 1 :]
-        yield p + [[n - 1]]
+def test_the_enumerated_posterior_of_two_tokens_is_the_closed_form() -> None:
+    """Two tokens of one word in one document: the second shares the first's topic by its
+    table (1 / (1 + alpha0)) or by a new table serving the same topic
+    (alpha0 / (1 + alpha0) / (1 + gamma)); the words' likelihood is
+    ``(eta + 1) / (V eta + 1) / V`` for one topic and ``1 / V^2`` for two."""
+    V, eta, alpha0, gamma = 3, 0.5, 1.3, 0.7
+    prior_one = 1 / (1 + alpha0) + alpha0 / (1 + alpha0) / (1 + gamma)
+    one = prior_one * (eta + 1) / (V * eta + 1) / V
+    two = (1 - prior_one) / V**2
+    p_k = topic_count_posterior([2], [1, 1], V, eta=eta, alpha0=alpha0, gamma=gamma)
+    np.testing.assert_allclose(p_k, [0.0, one / (one + two), two / (one + two)], rtol=1e-12)
 
 
-def _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s) -> float:
-    """The Chinese restaurant franchise's probability of a partition of the tokens into
-    topics, summed over the table counts (Teh et al. 2006, eqs. 38 and 40)."""
-    K = len(blocks)
-    n_dk = np.zeros((len(lengths), K), dtype=int)
-    for k, block in enumerate(blocks):
-        for i in block:
-            n_dk[doc[i], k] += 1
-    total = -np.inf
-    for ms in itertools.product(*[range(1, n + 1) if n else range(1) for n in n_dk.ravel()]):
-        m = np.array(ms).reshape(n_dk.shape)
-        lp = sum(math.lgamma(alpha0) - math.lgamma(alpha0 + n) for n in lengths)
-        lp += float((log_s[n_dk, m] + m * math.log(alpha0))[n_dk > 0].sum())
-        m_k = m.sum(axis=0)
-        lp += K * math.log(gamma) + math.lgamma(gamma) - math.lgamma(gamma + m_k.sum())
-        lp += sum(math.lgamma(x) for x in m_k)
-        total = np.logaddexp(total, lp)
-    return total
+@pytest.mark.parametrize(
+    ("lengths", "words", "match"),
+    [
+        ([3], [0, 1], "do not add up"),
+        ([10], list(range(3)) * 3 + [0], "1 to 9 tokens"),
+        ([2], [0, 3], "word ids"),
+    ],
+)
+def test_the_enumeration_refuses_what_it_cannot_count(lengths, words, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        topic_count_posterior(lengths, words, 3, eta=0.5, alpha0=1.0, gamma=1.0)
+    with pytest.raises(ValueError, match="gamma must be positive"):
+        topic_count_posterior([1], [0], 3, eta=0.5, alpha0=1.0, gamma=0.0)
 
 
 @functools.cache
@@ -176,32 +172,12 @@ def _enumerated() -> tuple[hdp.HDPProblem, float]:
         1.3,
         0.7,
     )
-    N = words.size
-    doc = np.repeat([0, 1], lengths)
-    s = np.zeros((N + 1, N + 1))
-    s[0, 0] = 1
-    for i in range(1, N + 1):
-        for m in range(1, i + 1):
-            s[i, m] = s[i - 1, m - 1] + (i - 1) * s[i - 1, m]  # unsigned Stirling numbers
-    with np.errstate(divide="ignore"):
-        log_s = np.log(s)
-    log_post, K = [], []
-    for blocks in _partitions(N):
-        z = np.empty(N, dtype=int)
-        for k, block in enumerate(blocks):
-            z[block] = k
-        log_post.append(
-            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s)
-            + log_p_words(z, words, V, eta)
-        )
-        K.append(len(blocks))
-    w = np.exp(np.array(log_post) - max(log_post))
-    w /= w.sum()
+    p_k = topic_count_posterior(lengths, words, V, eta=eta, alpha0=alpha0, gamma=gamma)
     problem = geweke.problem(
         geweke.Design(doc_lengths=tuple(lengths), n_words=V, eta=eta, alpha0=alpha0, gamma=gamma),
         words,
     )
-    return problem, float(w @ np.array(K))
+    return problem, float(p_k @ np.arange(p_k.size))
 
 
 def _enumeration_z(sweep) -> tuple[float, float, float]:
