@@ -45,6 +45,11 @@ NUTS on the HDP-LDA Stan twin against the collapsed sampler,
 ``benchmarks/studies/hdp_twin_agreement*.json``
 (``benchmarks/studies/hdp_twin_agreement.py``; :func:`render_twin_study`).
 
+:data:`EXACT_PLACEHOLDER` becomes the table of the HDP-LDA samplers against enumerated
+posteriors, ``benchmarks/studies/hdp_exactness*.json`` (:func:`render_exactness_study`),
+and :data:`HELDOUT_PLACEHOLDER` the held-out table of longer ``bayeswe bench hdp`` runs
+kept as studies, ``benchmarks/studies/hdp_reuters*.json`` (:func:`render_heldout_study`).
+
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
 """
@@ -76,6 +81,10 @@ STICK_PLACEHOLDER = "<!-- dp-stick-order-study -->"
 STICK_GLOB = "dp_stick_order*.json"
 TWIN_PLACEHOLDER = "<!-- hdp-twin-study -->"
 TWIN_GLOB = "hdp_twin_agreement*.json"
+EXACT_PLACEHOLDER = "<!-- hdp-exactness-study -->"
+EXACT_GLOB = "hdp_exactness*.json"
+HELDOUT_PLACEHOLDER = "<!-- hdp-heldout-study -->"
+HELDOUT_GLOB = "hdp_reuters*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -988,6 +997,83 @@ def render_twin_study(repo_root: Path) -> str:
     return "\n\n".join(tables) + "\n"
 
 
+EXACT_HEADER = (
+    "| corpus | exact mean number of topics | bayeswe `cgs` | z | tomotopy `HDPModel` | z | file |"
+)
+
+
+def exactness_rows(path: Path) -> list[list[str]]:
+    """One row per enumerated corpus: the exact mean and each sampler's mean ± MCSE, z."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for name, case in study["cases"].items():
+        row = [name, f"{case['exact_mean_topics']:.4f}"]
+        for tool in ("bayeswe", "tomotopy"):
+            r = case[tool]
+            row += [f"{r['mean']:.4f} ± {r['mcse']:.4f}", f"{r['z']:+.1f}"]
+        rows.append([*row, f"`{path.name}`"])
+    return rows
+
+
+def render_exactness_study(repo_root: Path) -> str:
+    """The table of every ``benchmarks/studies/hdp_exactness*.json``."""
+    return _study_table(repo_root, EXACT_GLOB, EXACT_HEADER, exactness_rows)
+
+
+HELDOUT_HEADER = (
+    "| corpus | setting | iterations | seeds | bayeswe held-out | tomotopy held-out "
+    "| difference | live topics, bayeswe / tomotopy | file |"
+)
+
+
+def heldout_rows(path: Path) -> list[list[str]]:
+    """One row per (corpus, setting) of a ``bench hdp`` results file: each Gibbs sampler's
+    held-out score (mean ± sd over seeds), the paired difference, the live topics."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    groups: dict[tuple[str, str], dict[str, dict[int, dict[str, Any]]]] = {}
+    for row in study["results"]:
+        if row["tool"] in ("bayeswe", "tomotopy") and row.get("heldout") is not None:
+            key = (row["corpus"], row["setting"])
+            groups.setdefault(key, {}).setdefault(row["tool"], {})[row["seed"]] = row
+
+    def spread(values: list[float]) -> str:
+        sd = float(_sample_sd(values)) if len(values) > 1 else float("nan")
+        return f"{sum(values) / len(values):.3f} ± {sd:.3f}"
+
+    rows = []
+    for (corpus, setting), tools in groups.items():
+        ours, theirs = tools.get("bayeswe", {}), tools.get("tomotopy", {})
+        seeds = sorted(set(ours) & set(theirs))
+        if not seeds:
+            continue
+        live = [sum(t[s]["live_topics"] for s in seeds) / len(seeds) for t in (ours, theirs)]
+        rows.append([
+            corpus, f"`{setting}`", str(ours[seeds[0]]["iterations"]), str(len(seeds)),
+            spread([ours[s]["heldout"] for s in seeds]),
+            spread([theirs[s]["heldout"] for s in seeds]),
+            spread([ours[s]["heldout"] - theirs[s]["heldout"] for s in seeds]),
+            f"{live[0]:.0f} / {live[1]:.0f}", f"`{path.name}`",
+        ])  # fmt: skip
+    return rows
+
+
+def _sample_sd(values: list[float]) -> float:
+    """Sample standard deviation (``ddof = 1``)."""
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def render_heldout_study(repo_root: Path) -> str:
+    """The held-out table of ``benchmarks/results/hdp.json`` (the benchmark's run) and of
+    every ``benchmarks/studies/hdp_reuters*.json`` (longer runs), one row per setting."""
+    root = Path(repo_root)
+    paths = [p for p in [root / RESULTS / HDP_FILE] if p.exists()]
+    paths += sorted((root / STUDIES).glob(HELDOUT_GLOB))
+    if not paths:
+        return f"No `{HDP_FILE}` in `{RESULTS}/` and no `{HELDOUT_GLOB}` in `{STUDIES}/`.\n"
+    return "\n".join(_table(HELDOUT_HEADER, [r for p in paths for r in heldout_rows(p)])) + "\n"
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -1021,7 +1107,8 @@ def on_files(files: Any, config: Any) -> Any:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     placeholders = (
         PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER,
-        REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER, TWIN_PLACEHOLDER,
+        REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER, TWIN_PLACEHOLDER, EXACT_PLACEHOLDER,
+        HELDOUT_PLACEHOLDER,
     )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown
@@ -1044,6 +1131,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(STICK_PLACEHOLDER, render_stick_order_study(root))
         if TWIN_PLACEHOLDER in markdown:
             markdown = markdown.replace(TWIN_PLACEHOLDER, render_twin_study(root))
+        if EXACT_PLACEHOLDER in markdown:
+            markdown = markdown.replace(EXACT_PLACEHOLDER, render_exactness_study(root))
+        if HELDOUT_PLACEHOLDER in markdown:
+            markdown = markdown.replace(HELDOUT_PLACEHOLDER, render_heldout_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

@@ -651,6 +651,42 @@ def test_twin_tables_give_each_quantity_its_z_and_each_nuts_run_its_diagnostics(
     assert "No `hdp_twin_agreement*.json`" in hook.render_twin_study(tmp_path / "x")
 
 
+def test_exactness_table_gives_each_sampler_its_mean_and_z(tmp_path):
+    hook = _hook()
+    case = {"exact_mean_topics": 2.20786, "bayeswe": {"mean": 2.2027, "mcse": 0.006, "z": -0.87},
+            "tomotopy": {"mean": 2.0577, "mcse": 0.0032, "z": -46.2}}  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    path = tmp_path / "benchmarks" / "studies" / "hdp_exactness.json"
+    path.write_text(json.dumps({"cases": {"2 documents, 7 tokens": case}}))
+    (row,) = hook.exactness_rows(path)
+    assert row == ["2 documents, 7 tokens", "2.2079", "2.2027 ± 0.0060", "-0.9",
+                   "2.0577 ± 0.0032", "-46.2", "`hdp_exactness.json`"]  # fmt: skip
+    assert hook.EXACT_HEADER.count("|") - 1 == len(row)
+    assert "No `hdp_exactness*.json`" in hook.render_exactness_study(tmp_path / "x")
+
+
+def test_heldout_table_pairs_the_two_samplers_by_seed(tmp_path):
+    hook = _hook()
+
+    def row(tool, seed, heldout, live, setting="k300"):
+        return {"corpus": "reuters", "setting": setting, "tool": tool, "seed": seed,
+                "iterations": 1000, "heldout": heldout, "live_topics": live}  # fmt: skip
+
+    results = [row("bayeswe", 1, -6.78, 320), row("tomotopy", 1, -6.74, 350),
+               row("bayeswe", 2, -6.80, 330), row("tomotopy", 2, -6.75, 360),
+               row("gensim", 1, -7.3, 97), row("bayeswe", 3, -6.5, 300)]  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    path = tmp_path / "benchmarks" / "studies" / "hdp_reuters_1000.json"
+    path.write_text(json.dumps({"results": results}))
+    (line,) = hook.heldout_rows(path)
+    # seed 3 has no tomotopy run and gensim is not a Gibbs sampler: both left out
+    assert line == ["reuters", "`k300`", "1000", "2", "-6.790 ± 0.014", "-6.745 ± 0.007",
+                    "-0.045 ± 0.007", "325 / 355", "`hdp_reuters_1000.json`"]  # fmt: skip
+    assert hook.HELDOUT_HEADER.count("|") - 1 == len(line)
+    assert "| `k300` |" in hook.render_heldout_study(tmp_path)
+    assert "no `hdp_reuters*.json`" in hook.render_heldout_study(tmp_path / "x")
+
+
 def test_cli_page_lists_every_benchmark():
     from bayeswe.bench import BENCHMARKS
 
