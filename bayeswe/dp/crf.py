@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["CRFDraw", "crf_draw", "log_p_words", "topic_count_posterior", "words_given_topics"]
+__all__ = [
+    "CRFDraw",
+    "crf_draw",
+    "log_p_words",
+    "partition_posterior",
+    "topic_count_posterior",
+    "words_given_topics",
+]
 
 #: Most tokens :func:`topic_count_posterior` enumerates (Bell(9) = 21,147 partitions).
 MAX_ENUMERATED_TOKENS = 9
@@ -132,6 +139,72 @@ def _log_p_partition(
     return float(total)
 
 
+def partition_posterior(
+    doc_lengths: Sequence[int],
+    log_likelihood: Callable[[list[list[int]]], float],
+    *,
+    alpha0: float,
+    gamma: float,
+) -> np.ndarray:
+    """Exact ``P(K = k | data)`` of an HDP mixture, ``K`` the number of topics holding a
+    token, for any topic likelihood with its parameters integrated out.
+
+    Enumerates every partition of the tokens (documents one after another) into topics,
+    weighs it by the Chinese restaurant franchise's probability (table counts summed
+    out) times ``exp(log_likelihood(blocks))``, and adds up by the number of blocks.
+    Feasible for a few tokens only: the cost grows with the Bell number of the token
+    count.
+
+    Parameters
+    ----------
+    doc_lengths
+        Tokens per document.
+    log_likelihood
+        The data's log marginal likelihood given a partition, passed as its blocks
+        (lists of token indices).
+    alpha0, gamma
+        The concentrations, positive.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(N + 1,)`` probabilities of ``K = 0 .. N`` (``P(K = 0) = 0``).
+
+    Raises
+    ------
+    ValueError
+        More than :data:`MAX_ENUMERATED_TOKENS` tokens, a negative length, or a
+        non-positive concentration.
+    """
+    lengths = [int(n) for n in doc_lengths]
+    N = sum(lengths)
+    if min(lengths, default=0) < 0:
+        raise ValueError(f"doc_lengths must not be negative, got {lengths}")
+    if not 0 < N <= MAX_ENUMERATED_TOKENS:
+        raise ValueError(f"enumeration needs 1 to {MAX_ENUMERATED_TOKENS} tokens, got {N}")
+    for name, value in (("alpha0", alpha0), ("gamma", gamma)):
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    doc = np.repeat(np.arange(len(lengths)), lengths)
+    stirling = np.zeros((N + 1, N + 1))
+    stirling[0, 0] = 1
+    for i in range(1, N + 1):
+        for m in range(1, i + 1):
+            # unsigned Stirling numbers of the first kind
+            stirling[i, m] = stirling[i - 1, m - 1] + (i - 1) * stirling[i - 1, m]
+    with np.errstate(divide="ignore"):
+        log_stirling = np.log(stirling)
+    log_post, counts = [], []
+    for blocks in _partitions(N):
+        log_post.append(
+            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_stirling)
+            + log_likelihood(blocks)
+        )
+        counts.append(len(blocks))
+    w = np.exp(np.array(log_post) - max(log_post))
+    return np.bincount(counts, weights=w, minlength=N + 1) / w.sum()
+
+
 def topic_count_posterior(
     doc_lengths: Sequence[int],
     words: Sequence[int] | np.ndarray,
@@ -141,12 +214,9 @@ def topic_count_posterior(
     alpha0: float,
     gamma: float,
 ) -> np.ndarray:
-    """Exact ``P(K = k | words)`` of HDP-LDA, ``K`` the number of topics holding a token.
-
-    Enumerates every partition of the tokens into topics, weighs it by the Chinese
-    restaurant franchise's probability (table counts summed out) times ``log p(w | z)``
-    (:func:`log_p_words`), and adds up by the number of blocks. Feasible for a few
-    tokens only: the cost grows with the Bell number of the token count.
+    """Exact ``P(K = k | words)`` of HDP-LDA, ``K`` the number of topics holding a token:
+    :func:`partition_posterior` with the topics' words a Dirichlet-multinomial
+    (:func:`log_p_words`).
 
     Parameters
     ----------
@@ -165,40 +235,23 @@ def topic_count_posterior(
     Raises
     ------
     ValueError
-        More than :data:`MAX_ENUMERATED_TOKENS` tokens, lengths that do not add up to
-        the number of words, a word outside the vocabulary, or a non-positive
-        hyperparameter.
+        As :func:`partition_posterior`; also lengths that do not add up to the number
+        of words, a word outside the vocabulary, or a non-positive ``eta``.
     """
     lengths = [int(n) for n in doc_lengths]
     words = np.asarray(words, dtype=np.int64)
     N = words.size
-    if sum(lengths) != N or min(lengths, default=0) < 0:
+    if sum(lengths) != N:
         raise ValueError(f"doc_lengths {lengths} do not add up to the {N} words")
-    if not 0 < N <= MAX_ENUMERATED_TOKENS:
-        raise ValueError(f"enumeration needs 1 to {MAX_ENUMERATED_TOKENS} tokens, got {N}")
-    if words.min() < 0 or words.max() >= n_words:
+    if N and (words.min() < 0 or words.max() >= n_words):
         raise ValueError(f"word ids must be in 0 .. {n_words - 1}")
-    for name, value in (("eta", eta), ("alpha0", alpha0), ("gamma", gamma)):
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    doc = np.repeat(np.arange(len(lengths)), lengths)
-    stirling = np.zeros((N + 1, N + 1))
-    stirling[0, 0] = 1
-    for i in range(1, N + 1):
-        for m in range(1, i + 1):
-            # unsigned Stirling numbers of the first kind
-            stirling[i, m] = stirling[i - 1, m - 1] + (i - 1) * stirling[i - 1, m]
-    with np.errstate(divide="ignore"):
-        log_stirling = np.log(stirling)
-    log_post, counts = [], []
-    for blocks in _partitions(N):
+    if not (math.isfinite(eta) and eta > 0):
+        raise ValueError(f"eta must be positive and finite, got {eta!r}")
+
+    def log_likelihood(blocks: list[list[int]]) -> float:
         z = np.empty(N, dtype=int)
         for k, block in enumerate(blocks):
             z[block] = k
-        log_post.append(
-            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_stirling)
-            + log_p_words(z, words, n_words, eta)
-        )
-        counts.append(len(blocks))
-    w = np.exp(np.array(log_post) - max(log_post))
-    return np.bincount(counts, weights=w, minlength=N + 1) / w.sum()
+        return log_p_words(z, words, n_words, eta)
+
+    return partition_posterior(lengths, log_likelihood, alpha0=alpha0, gamma=gamma)

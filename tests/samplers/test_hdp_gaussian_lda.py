@@ -9,10 +9,10 @@ import arviz as az
 import numpy as np
 import pytest
 from scipy.special import multigammaln
-from test_hdp_lda import _log_p_partition, _partitions  # noqa: I001 (tests/samplers helper)
 
 import bayeswe
 from bayeswe.corpus import BagOfWords, Vocabulary
+from bayeswe.dp.crf import partition_posterior
 from bayeswe.glda import GaussianLDADataError, HDPGaussianLDAData
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import hdp_glda as kern
@@ -108,24 +108,13 @@ def _tiny_problem() -> igl.HDPGLDAProblem:
 def _exact_mean_topics() -> float:
     """E[K | v] over all 877 partitions of the 7 tokens: the Chinese restaurant
     franchise's probability of the partition times each block's NIW marginal."""
-    N = VECTORS.shape[0]
-    doc = np.repeat([0, 1], LENGTHS)
-    s = np.zeros((N + 1, N + 1))
-    s[0, 0] = 1
-    for i in range(1, N + 1):
-        for m in range(1, i + 1):
-            s[i, m] = s[i - 1, m - 1] + (i - 1) * s[i - 1, m]  # unsigned Stirling numbers
-    with np.errstate(divide="ignore"):
-        log_s = np.log(s)
-    log_post, K = [], []
-    for blocks in _partitions(N):
-        log_post.append(
-            _log_p_partition(blocks, doc, LENGTHS, ALPHA0, GAMMA, log_s)
-            + sum(_log_marginal_niw(VECTORS[b], np.zeros(2)) for b in blocks)
-        )
-        K.append(len(blocks))
-    w = np.exp(np.array(log_post) - max(log_post))
-    return float(w @ np.array(K) / w.sum())
+    p_k = partition_posterior(
+        LENGTHS,
+        lambda blocks: sum(_log_marginal_niw(VECTORS[b], np.zeros(2)) for b in blocks),
+        alpha0=ALPHA0,
+        gamma=GAMMA,
+    )
+    return float(p_k @ np.arange(p_k.size))
 
 
 def _mean_topics(step, sweeps: int = 6000, warmup: int = 300) -> tuple[float, float]:
