@@ -30,22 +30,25 @@
 // * theta_d is a normalized vector of Gamma(a_k, 1) variables, a = alpha0 * beta, each
 //   written as G_dk = theta_gamma[d, k] * theta_uniform[d, k]^(1 / a_k) with
 //   theta_gamma ~ Gamma(a_k + 1, 1) and theta_uniform ~ Uniform(0, 1), which is exactly
-//   Gamma(a_k, 1) (as Marsaglia and Tsang 2000 draw a gamma of shape below 1). A topic that no document uses gets
-//   a small a_k, and log theta_dk then has a left tail of scale 1 / a_k: under the softmax
-//   parameterization of lda.stan NUTS took trees of maximal depth in every iteration and
-//   did not reach that tail, so tokens spread over unused topics (on the study's 20
-//   documents twice as many occupied topics as the collapsed sampler's, and a rare word's
-//   predictive 1.7 times too large; benchmarks/studies/hdp_twin_agreement.py). Here the
-//   tail is the uniform's: theta_uniform's unconstrained (logit) value has a logistic
-//   tail of scale 1, whatever a_k.
+//   Gamma(a_k, 1) (the way Marsaglia and Tsang 2000 draw a gamma of shape below 1). A
+//   topic that no document uses gets a small a_k, and log theta_dk then has a left tail
+//   of scale 1 / a_k: with theta_d = softmax(theta_raw[d]), as in lda.stan, NUTS took
+//   trees of maximal depth in every iteration and did not reach that tail, so tokens
+//   spread over unused topics (on the study's 20 documents twice as many occupied topics
+//   as the collapsed sampler's, and a rare word's predictive 1.7 times too large;
+//   benchmarks/studies/hdp_twin_agreement.py). Here the tail is the uniform's:
+//   theta_uniform's unconstrained (logit) value has a logistic tail of scale 1,
+//   whatever a_k.
 // * phi_k = softmax(phi_raw[k]) as in lda.stan, with the Dirichlet density and the
 //   Jacobian of the log-ratio map in closed form, exp(a' x - sum(a) log_sum_exp(x)) / B(a),
 //   and a N(0, n) density on sum(x) for the direction softmax ignores. The gamma form for
 //   phi as well was tried once (the study's data, eta = 0.2) and did not mix better.
 // * Pitfalls: a small eta gives log phi_kw a left tail of scale 1 / eta, which NUTS
 //   crosses with long trajectories; keep eta not tiny and check the tree depths. NUTS
-//   does not move a topic from one stick to another or merge two halves of a topic, so
-//   chains can settle in different modes: compare them on label-free quantities.
+//   does not move a topic from one stick to another, so chains can settle in different
+//   orders, and a topic's expected weight depends on its stick: compare chains on
+//   label-free quantities, and take the weights and the number of topics from the
+//   collapsed sampler (the study above).
 //
 // Label switching: topics can be permuted only approximately (the stick-breaking prior
 // orders them by expected size), and chains may settle in different orders; compare
