@@ -137,7 +137,9 @@ generated quantities {
                                             stick_breaking_log_weights(v));
     log_lik = rows_log_sum_exp(lp);
     for (n in 1:N) {
-      int k = categorical_logit_rng(lp[n]');
+      // softmax then categorical_rng is categorical_logit_rng's own draw, but it also
+      // takes a component of weight 0 (log weight -inf, as an ADVI draw can give)
+      int k = categorical_rng(softmax(lp[n]'));
       occupancy[k] += 1;
     }
   }

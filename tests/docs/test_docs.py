@@ -50,6 +50,19 @@ def test_readme_is_under_12_kb():
     assert size < README_LIMIT, f"README.md is {size} bytes; the limit is {README_LIMIT}"
 
 
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_every_registered_model_has_a_row_in_the_status_table(page):
+    import bayeswe  # noqa: F401 (registers the models)
+    from bayeswe.model_spec import available_models
+
+    rows = {
+        m.group(1)
+        for m in re.finditer(r"^\| `(\w+)`", (REPO / page).read_text(encoding="utf-8"), re.M)
+    }
+    missing = set(available_models()) - rows
+    assert not missing, f"{page}: no status row for {sorted(missing)}"
+
+
 def _generated_report_page(path: Path) -> bool:
     """docs/reproduce/TARGET.md, which docs/hooks/reproductions.py makes from a report."""
     path = path.resolve()

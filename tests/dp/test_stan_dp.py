@@ -1,4 +1,5 @@
-"""models/dp_mixture.stan and models/hdp_lda.stan under every Stan method, on tiny data.
+"""models/dp_mixture.stan, dp_multinomial.stan and hdp_lda.stan under every Stan method,
+on tiny data.
 
 Each fit checks the names, dims and shapes every method shares, that the weights sum to
 one and that ``leftover`` is the last weight. The statistical checks of NUTS are in
@@ -11,7 +12,13 @@ import numpy as np
 import pytest
 
 import bayeswe
-from bayeswe.dp import HDPLDAData, initial_values, simulate_dp_mixture, simulate_hdp_lda
+from bayeswe.dp import (
+    HDPLDAData,
+    initial_values,
+    simulate_dp_mixture,
+    simulate_dp_multinomial,
+    simulate_hdp_lda,
+)
 
 pytestmark = pytest.mark.slow  # see the slow marker in pyproject.toml
 
@@ -64,6 +71,23 @@ def test_dp_mixture_runs_under_every_method(dp_sim, method):
     assert ((post["n_occupied"] >= 1) & (post["n_occupied"] <= T)).all()
     assert idata.log_likelihood["log_lik"].dims[2:] == ("point",)
     assert idata.observed_data["y"].dims == ("point", "dim")
+    assert idata.attrs["method"] == method
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_dp_multinomial_runs_under_every_method(method):
+    """ADVI's draws can put a component's weight at 0: the indicators' draw must take
+    log weights of -inf (it once rejected them, failing the whole fit)."""
+    data = simulate_dp_multinomial(n_points=20, n_words=6, doc_length=8, seed=1).data
+    idata = bayeswe.fit("dp_multinomial", data, method=method, seed=1, **_options(method))
+    post = idata.posterior
+    T, V, N = data.truncation, data.n_words, data.n_points
+    assert post["phi"].shape[2:] == (T, V) and post["phi"].dims[2:] == ("component", "category")
+    # CmdStan writes 6 significant digits: T rounded weights sum to 1 within T * 5e-7
+    np.testing.assert_allclose(post["w"].sum("component"), 1.0, atol=T * 5e-7)
+    np.testing.assert_allclose(post["phi"].sum("category"), 1.0, atol=V * 5e-7)
+    assert (post["occupancy"].sum("component") == N).all()
+    assert ((post["n_occupied"] >= 1) & (post["n_occupied"] <= T)).all()
     assert idata.attrs["method"] == method
 
 
