@@ -1,8 +1,8 @@
 """Do the HDP-LDA Gibbs samplers sample the posterior? bayeswe's and tomotopy's, on
 corpora small enough to enumerate.
 
-The issue that asked for the HDP-LDA sampler noted that none of the tools users pick
-tests its sampler for exactness. This study does it for tomotopy's ``HDPModel``
+A sampler can be checked exactly where the posterior can be enumerated. This study
+does it for tomotopy's ``HDPModel``
 (collapsed Gibbs in the Chinese restaurant franchise form, one worker,
 ``TermWeight.ONE``, concentrations fixed: ``optim_interval = 0``) beside bayeswe's
 direct-assignment sampler (``method="cgs"``), on corpora of a few tokens whose exact
