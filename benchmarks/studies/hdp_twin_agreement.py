@@ -41,7 +41,7 @@ leftover of at most 1e-3.
 took its gamma form (``theta_d = softmax(theta_raw[d])`` as in ``lda.stan``, started
 from ``theta_raw``); that program is in the commit the file names.
 
-Run from the repository root (about 5 minutes on two cores)::
+Run from the repository root (about 2 minutes on two cores)::
 
     python benchmarks/studies/hdp_twin_agreement.py
 """
