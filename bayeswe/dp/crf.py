@@ -26,6 +26,7 @@ __all__ = [
     "CRFDraw",
     "crf_draw",
     "log_p_words",
+    "log_stirling",
     "partition_posterior",
     "topic_count_posterior",
     "words_given_topics",
@@ -101,6 +102,19 @@ def log_p_words(z: np.ndarray, words: np.ndarray, n_words: int, eta: float) -> f
         (gammaln(n_wk + eta) - math.lgamma(eta)).sum()
         + (math.lgamma(n_words * eta) - gammaln(n_k + n_words * eta)).sum()
     )
+
+
+def log_stirling(n: int) -> np.ndarray:
+    """``(n + 1, n + 1)``: ``log s(i, m)``, the unsigned Stirling numbers of the first kind
+    (the number of ways ``i`` customers sit at ``m`` tables; ``-inf`` where there is
+    none), by ``s(i, m) = s(i - 1, m - 1) + (i - 1) s(i - 1, m)``."""
+    s = np.zeros((n + 1, n + 1))
+    s[0, 0] = 1.0
+    for i in range(1, n + 1):
+        for m in range(1, i + 1):
+            s[i, m] = s[i - 1, m - 1] + (i - 1) * s[i - 1, m]
+    with np.errstate(divide="ignore"):
+        return np.log(s)
 
 
 def _partitions(n: int) -> Iterator[list[list[int]]]:
@@ -186,19 +200,11 @@ def partition_posterior(
         if not (math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be positive and finite, got {value!r}")
     doc = np.repeat(np.arange(len(lengths)), lengths)
-    stirling = np.zeros((N + 1, N + 1))
-    stirling[0, 0] = 1
-    for i in range(1, N + 1):
-        for m in range(1, i + 1):
-            # unsigned Stirling numbers of the first kind
-            stirling[i, m] = stirling[i - 1, m - 1] + (i - 1) * stirling[i - 1, m]
-    with np.errstate(divide="ignore"):
-        log_stirling = np.log(stirling)
+    log_s = log_stirling(N)
     log_post, counts = [], []
     for blocks in _partitions(N):
         log_post.append(
-            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_stirling)
-            + log_likelihood(blocks)
+            _log_p_partition(blocks, doc, lengths, alpha0, gamma, log_s) + log_likelihood(blocks)
         )
         counts.append(len(blocks))
     w = np.exp(np.array(log_post) - max(log_post))

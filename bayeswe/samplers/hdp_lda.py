@@ -78,6 +78,7 @@ __all__ = [
     "init_state",
     "log_joint",
     "sample_hdp_lda",
+    "word_predictive",
     "state_from_assignments",
     "step",
     "step_alias",
@@ -447,6 +448,24 @@ def _update_weights(problem: HDPProblem, state: HDPState) -> HDPState:
 def log_joint(problem: HDPProblem, state: HDPState) -> float:
     """The chain's ``lp`` (:func:`bayeswe.kernels.hdp_lda.log_joint`)."""
     return float(kern.log_joint(state.counts, state.topics.beta, state.alpha0, problem.eta))
+
+
+def word_predictive(
+    problem: HDPProblem, state: HDPState, docs: np.ndarray, words: np.ndarray
+) -> np.ndarray:
+    """``p(w | d)`` for each pair ``(docs[i], words[i])``: the probability that the next
+    token of training document ``d`` is ``w``, given the chain's indicators and ``beta``
+    (the Rao-Blackwell estimate, label-free):
+    ``sum_k (n_dk + alpha0 beta_k) / (n_d + alpha0) (n_wk + eta) / (n_k + V eta)`` over
+    the represented topics, plus ``alpha0 beta_u / (n_d + alpha0) / V`` for the others."""
+    counts, beta, alpha0 = state.counts, state.topics.beta, state.alpha0
+    V, eta = problem.n_words, problem.eta
+    n_d = problem.doc_len[docs].astype(np.float64)
+    live = np.flatnonzero(counts.n_k > 0)
+    theta = (counts.n_dk[docs][:, live] + alpha0 * beta[live]) / (n_d + alpha0)[:, None]
+    phi = (counts.n_wk[words][:, live] + eta) / (counts.n_k[live] + V * eta)
+    new_topics = alpha0 * state.topics.rest[0] / (n_d + alpha0) / V
+    return (theta * phi).sum(axis=1) + new_topics
 
 
 def topic_summary(problem: HDPProblem, state: HDPState) -> dict[str, np.ndarray]:

@@ -26,9 +26,8 @@ estimate:
 * ``p(w | d)`` for the three most frequent words in documents 0, 1 and 2 and the rarest
   word present in the corpus: the predictive probability that the next token of document
   ``d`` is ``w``. The twin's draw is ``sum_k theta_dk phi_kw``; the collapsed sampler's is
-  its conditional expectation given the indicators and ``beta`` (Rao-Blackwell):
-  ``sum_k (n_dk + alpha0 beta_k) / (n_d + alpha0) * (n_kw + eta) / (n_k + V eta)`` plus
-  ``alpha0 beta_u / (n_d + alpha0) / V`` for the topics no token holds.
+  its conditional expectation given the indicators and ``beta`` (Rao-Blackwell,
+  :func:`bayeswe.samplers.hdp_lda.word_predictive`).
 
 Each mean has ArviZ's MCSE (autocorrelation counts); ``z`` is the difference over the root
 sum of squared MCSEs. NUTS runs twice: from Stan's random starts, and from the collapsed
@@ -103,10 +102,8 @@ def collapsed(
     """``(chains, draws)`` arrays of the label-free quantities under ``method="cgs"``, and
     a start for the twin from each chain's last state (:func:`_ordered_start`)."""
     problem = hdp.HDPProblem.from_data(data)
-    V, eta = problem.n_words, problem.eta
     docs = np.array([d for d, _ in pairs])
     words = np.array([w for _, w in pairs])
-    n_d = problem.doc_len[docs].astype(np.float64)
     out = {
         "n_occupied": np.empty((chains, draws)),
         "beta_sorted": np.empty((chains, draws, TOP)),
@@ -121,12 +118,9 @@ def collapsed(
             if t < warmup:
                 continue
             s = t - warmup
-            counts, beta = state.counts, state.topics.beta
-            live = np.flatnonzero(counts.n_k > 0)
-            alpha0, rest = state.alpha0, float(state.topics.rest[0])
-            theta = (counts.n_dk[docs][:, live] + alpha0 * beta[live]) / (n_d + alpha0)[:, None]
-            phi = (counts.n_wk[words][:, live] + eta) / (counts.n_k[live] + V * eta)
-            out["p"][c, s] = (theta * phi).sum(axis=1) + alpha0 * rest / (n_d + alpha0) / V
+            beta, rest = state.topics.beta, float(state.topics.rest[0])
+            live = np.flatnonzero(state.counts.n_k > 0)
+            out["p"][c, s] = hdp.word_predictive(problem, state, docs, words)
             out["n_occupied"][c, s] = live.size
             v = gem.beta(1.0, state.gamma, size=GEM_STICKS)
             pieces = rest * v * np.concatenate([[1.0], np.cumprod(1.0 - v)[:-1]])

@@ -60,6 +60,7 @@ import ast
 import json
 import math
 import shlex
+import statistics
 import tempfile
 import tomllib
 from pathlib import Path
@@ -1009,8 +1010,7 @@ def exactness_rows(path: Path) -> list[list[str]]:
     for name, case in study["cases"].items():
         row = [name, f"{case['exact_mean_topics']:.4f}"]
         for tool in ("bayeswe", "tomotopy"):
-            r = case[tool]
-            row += [f"{r['mean']:.4f} ± {r['mcse']:.4f}", f"{r['z']:+.1f}"]
+            row += [_twin_mean(case[tool], 4), f"{case[tool]['z']:+.1f}"]
         rows.append([*row, f"`{path.name}`"])
     return rows
 
@@ -1037,7 +1037,7 @@ def heldout_rows(path: Path) -> list[list[str]]:
             groups.setdefault(key, {}).setdefault(row["tool"], {})[row["seed"]] = row
 
     def spread(values: list[float]) -> str:
-        sd = float(_sample_sd(values)) if len(values) > 1 else float("nan")
+        sd = statistics.stdev(values) if len(values) > 1 else float("nan")
         return f"{sum(values) / len(values):.3f} ± {sd:.3f}"
 
     rows = []
@@ -1055,12 +1055,6 @@ def heldout_rows(path: Path) -> list[list[str]]:
             f"{live[0]:.0f} / {live[1]:.0f}", f"`{path.name}`",
         ])  # fmt: skip
     return rows
-
-
-def _sample_sd(values: list[float]) -> float:
-    """Sample standard deviation (``ddof = 1``)."""
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
 def render_heldout_study(repo_root: Path) -> str:

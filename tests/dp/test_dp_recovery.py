@@ -153,23 +153,15 @@ def _collapsed_predictive(data, pairs, *, chains: int, warmup: int, draws: int) 
     from bayeswe.samplers import hdp_lda as hdp
 
     problem = hdp.HDPProblem.from_data(data)
-    V, eta = problem.n_words, problem.eta
     docs = np.array([d for d, _ in pairs])
     words = np.array([w for _, w in pairs])
-    n_d = problem.doc_len[docs].astype(np.float64)
     out = np.empty((chains, draws, len(pairs)))
     for c in range(chains):
         state = hdp.init_state(problem, seed=1, chain=c, initial_topics=1)
         for t in range(warmup + draws):
             hdp.step(problem, state)
-            if t < warmup:
-                continue
-            n, beta, alpha0 = state.counts, state.topics.beta, state.alpha0
-            live = np.flatnonzero(n.n_k > 0)
-            theta = (n.n_dk[docs][:, live] + alpha0 * beta[live]) / (n_d + alpha0)[:, None]
-            phi = (n.n_wk[words][:, live] + eta) / (n.n_k[live] + V * eta)
-            new_topics = alpha0 * state.topics.rest[0] / (n_d + alpha0) / V
-            out[c, t - warmup] = (theta * phi).sum(axis=1) + new_topics
+            if t >= warmup:
+                out[c, t - warmup] = hdp.word_predictive(problem, state, docs, words)
     return out
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
+from bayeswe.dp.crf import log_stirling
 from bayeswe.kernels import hdp_lda as kern
 from bayeswe.kernels.hdp_structs import Counts, Topics
 from bayeswe.samplers.lda_cgs import chain_stream
@@ -32,21 +33,11 @@ def test_beta_draws_have_the_beta_mean(a, b) -> None:
     assert ((x >= 0) & (x <= 1)).all()
 
 
-def _log_stirling(n: int) -> np.ndarray:
-    """``log s(n, m)``, unsigned Stirling numbers of the first kind, ``m = 0 .. n``."""
-    s = np.zeros((n + 1, n + 1))
-    s[0, 0] = 1.0
-    for i in range(1, n + 1):
-        for m in range(1, i + 1):
-            s[i, m] = s[i - 1, m - 1] + (i - 1) * s[i - 1, m]
-    with np.errstate(divide="ignore"):
-        return np.log(s[n])
-
-
 def test_table_counts_follow_antoniaks_distribution() -> None:
     """p(m | n, a) = Gamma(a) / Gamma(a + n) s(n, m) a^m (Teh et al. 2006, eq. 40)."""
     n, a = 6, 0.7
-    exact = np.exp(gammaln(a) - gammaln(a + n) + _log_stirling(n) + np.arange(n + 1) * math.log(a))
+    log_s = log_stirling(n)[n]
+    exact = np.exp(gammaln(a) - gammaln(a + n) + log_s + np.arange(n + 1) * math.log(a))
     assert exact.sum() == pytest.approx(1.0)
     rng = chain_stream(3, 0)
     n_dk = np.array([[n]], dtype=np.int32)
