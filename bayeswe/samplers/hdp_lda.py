@@ -35,6 +35,7 @@ seed and the options only.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -49,6 +50,7 @@ from bayeswe.corpus import BagOfWords
 from bayeswe.dp.data import DPDataError, HDPLDAData
 from bayeswe.kernels import hdp_alias
 from bayeswe.kernels import hdp_lda as kern
+from bayeswe.kernels import hdp_split_merge as sm
 from bayeswe.kernels.hdp_structs import (
     AliasTable,
     Corpus,
@@ -58,7 +60,7 @@ from bayeswe.kernels.hdp_structs import (
     WordLists,
     WordOrder,
 )
-from bayeswe.kernels.lda_cgs import counts_from_assignments, init_assignments
+from bayeswe.kernels.lda_cgs import counts_from_assignments, init_assignments, next_double
 from bayeswe.kernels.topic_lists import fill_topic_lists
 from bayeswe.lda.data import COORDS_KEY, LDAData
 from bayeswe.options import build_options, check_bool, check_int
@@ -116,6 +118,11 @@ class HDPArgs:
         (default ``(1, 1)`` each); the data's values are the starting values.
     initial_topics
         Topics of the start: tokens spread uniformly at random over them (default 1).
+    split_merge
+        Split-merge proposals per sweep (default 0: token moves only), each on the
+        tables of one or two topics (:mod:`bayeswe.kernels.hdp_split_merge`): topics
+        are split and merged whole, which single-token moves do only through many
+        unlikely steps.
     keep_topics
         Record the topic arrays of every kept draw (group ``topics``; default ``True``).
     parallel_chains, threads_per_chain, checkpoint, checkpoint_every, callback, show_progress
@@ -130,6 +137,7 @@ class HDPArgs:
     alpha0_prior: tuple[float, float] | None = None
     gamma_prior: tuple[float, float] | None = None
     initial_topics: int | None = None
+    split_merge: int | None = None
     keep_topics: bool | None = None
     parallel_chains: int | None = None
     threads_per_chain: int | None = None
@@ -146,6 +154,7 @@ class HDPArgs:
     def validate(self) -> None:
         check_run_options(self)
         check_int("initial_topics", self.initial_topics, minimum=1)
+        check_int("split_merge", self.split_merge, minimum=0)
         check_bool("resample_concentrations", self.resample_concentrations)
         check_bool("keep_topics", self.keep_topics)
         _check_prior("alpha0_prior", self.alpha0_prior)
@@ -190,6 +199,7 @@ _DEFAULTS: dict[str, Any] = {
     "alpha0_prior": (1.0, 1.0),
     "gamma_prior": (1.0, 1.0),
     "initial_topics": 1,
+    "split_merge": 0,
     "keep_topics": True,
     "checkpoint_every": 100,
 }
@@ -287,6 +297,9 @@ class HDPState:
     #: the sweeps, contents rebuilt by each, never part of the chain's state.
     doc_lists: DocLists | None = None
     table: AliasTable | None = None
+    split_scratch: sm.Scratch | None = None
+    #: Split-merge moves accepted, (splits, merges), since the counter was last reset.
+    moves: tuple[int, int] = (0, 0)
 
     @property
     def capacity(self) -> int:
@@ -384,8 +397,9 @@ def _grow(state: HDPState) -> None:
     state.doc_lists, state.table = None, None
 
 
-def step(problem: HDPProblem, state: HDPState) -> HDPState:
-    """One sweep (in place): every token, then tables, concentrations and ``beta``."""
+def step(problem: HDPProblem, state: HDPState, split_merge: int = 0) -> HDPState:
+    """One sweep (in place): every token, then tables, concentrations and ``beta``, then
+    ``split_merge`` split-merge proposals (:func:`split_merge_moves`)."""
     position, N = 0, problem.n_tokens
     while True:
         position = kern.sweep(
@@ -395,13 +409,18 @@ def step(problem: HDPProblem, state: HDPState) -> HDPState:
         if position >= N:
             break
         _grow(state)
-    return _update_weights(problem, state)
+    _update_weights(problem, state)
+    split_merge_moves(problem, state, split_merge)
+    return state
 
 
-def step_alias(problem: HDPProblem, state: HDPState, rebuild_every: int | None = None) -> HDPState:
+def step_alias(
+    problem: HDPProblem, state: HDPState, rebuild_every: int | None = None, split_merge: int = 0
+) -> HDPState:
     """One sweep (in place) of ``method="alias-mh"``: every token by
     :func:`bayeswe.kernels.hdp_alias.sweep_by_word` (``rebuild_every`` as
-    :class:`HDPAliasArgs`), then tables, concentrations and ``beta`` as :func:`step`."""
+    :class:`HDPAliasArgs`), then tables, concentrations, ``beta`` and split-merge
+    proposals as :func:`step`."""
     position, N = 0, problem.n_tokens
     every = 0 if rebuild_every is None else int(rebuild_every)
     while True:
@@ -425,7 +444,50 @@ def step_alias(problem: HDPProblem, state: HDPState, rebuild_every: int | None =
         if position >= N:
             break
         _grow(state)
-    return _update_weights(problem, state)
+    _update_weights(problem, state)
+    split_merge_moves(problem, state, split_merge)
+    return state
+
+
+def split_merge_moves(
+    problem: HDPProblem,
+    state: HDPState,
+    proposals: int,
+    log_ratio: Callable[[int, float, float], float] | None = None,
+) -> tuple[int, int]:
+    """``proposals`` split-merge Metropolis-Hastings proposals in place
+    (:mod:`bayeswe.kernels.hdp_split_merge`), each followed by ``beta | m``; returns the
+    splits and merges accepted. ``log_ratio(kind, delta, log_q)`` is the log acceptance
+    ratio of a proposal (default: ``delta - log_q`` for a split, ``log_q - delta`` for a
+    merge; another rule serves power checks only)."""
+    if proposals <= 0 or problem.n_tokens < 2:
+        return 0, 0
+    if state.split_scratch is None:
+        state.split_scratch = sm.new_scratch(problem.n_tokens, problem.n_words)
+    sc, rng, order = state.split_scratch, state.rng_state, problem.word_order
+    moves = [0, 0, 0]
+    for _ in range(proposals):
+        if state.topics.n_free[0] == 0:  # a split needs a free slot
+            _grow(state)
+        kind = sm.propose(
+            problem.corpus, order, state.counts, state.topics, state.alpha0, state.gamma,
+            problem.eta, rng, sc,
+        )  # fmt: skip
+        accept = False
+        if kind != sm.NONE:
+            delta, log_q = float(sc.floats[0]), float(sc.floats[1])
+            if log_ratio is None:
+                log_r = delta - log_q if kind == sm.SPLIT else log_q - delta
+            else:
+                log_r = log_ratio(kind, delta, log_q)
+            accept = log_r >= 0.0 or math.log(1.0 - next_double(rng)) < log_r
+        sm.settle(problem.corpus, order, state.counts, state.lists, state.topics, state.m_k,
+                  kind, accept, sc)  # fmt: skip
+        moves[kind] += accept
+        kern.sample_beta(state.m_k, state.topics, state.gamma, rng)
+    state.n_tables = int(state.m_k.sum())
+    state.moves = (state.moves[0] + moves[sm.SPLIT], state.moves[1] + moves[sm.MERGE])
+    return moves[sm.SPLIT], moves[sm.MERGE]
 
 
 def _update_weights(problem: HDPProblem, state: HDPState) -> HDPState:
@@ -490,11 +552,13 @@ def topic_summary(problem: HDPProblem, state: HDPState) -> dict[str, np.ndarray]
 @dataclass(frozen=True)
 class HDPInfo:
     """What one sweep reports: the log joint (``None`` when neither warm-up nor kept),
-    the display arrays of a kept sweep, and nanoseconds spent in :func:`step`."""
+    the display arrays of a kept sweep, nanoseconds spent in :func:`step`, and the
+    split-merge moves accepted (splits, merges)."""
 
     lp: float | None
     topics: dict[str, np.ndarray] | None
     sweep_ns: int
+    moves: tuple[int, int] = (0, 0)
 
 
 _SCALARS = ("n_topics", "n_tables", "alpha0", "gamma", "beta_u")
@@ -553,7 +617,7 @@ class HDPChains:
         kept = self.schedule.kept_index(t) is not None
         lp = self.log_joint(state) if kept or t < self.schedule.iter_warmup else None
         topics = self.topic_summary(state) if kept and self.keep_topics else None
-        return state, HDPInfo(lp, topics, ns)
+        return state, HDPInfo(lp, topics, ns, getattr(state, "moves", (0, 0)))
 
     def record(self, state: Any, info: HDPInfo) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -598,12 +662,14 @@ class HDPSampler(HDPChains):
         keep_topics: bool = True,
         method: str = "cgs",
         rebuild_every: int | None = None,
+        split_merge: int = 0,
     ) -> None:
         if method not in ("cgs", "alias-mh"):
             raise ValueError(f"method must be 'cgs' or 'alias-mh', got {method!r}")
         self.method = method
         self.name = f"hdp-lda-{method}"
         self.rebuild_every = rebuild_every
+        self.split_merge = int(split_merge)
         T, V = problem.display, problem.n_words
         topic_layout = {
             "topic_tokens": ((T,), np.int64),
@@ -617,10 +683,14 @@ class HDPSampler(HDPChains):
         return init_state(self.problem, self.seed, chain, self.initial_topics)
 
     def sweep(self, state: HDPState) -> None:
+        state.moves = (0, 0)
         if self.method == "alias-mh":
-            step_alias(self.problem, state, self.rebuild_every)
+            step_alias(self.problem, state, self.rebuild_every, self.split_merge)
         else:
-            step(self.problem, state)
+            step(self.problem, state, self.split_merge)
+
+    def tally(self, info: HDPInfo) -> dict[str, int]:
+        return {"sweep_ns": info.sweep_ns, "splits": info.moves[0], "merges": info.moves[1]}
 
     def log_joint(self, state: HDPState) -> float:
         return log_joint(self.problem, state)
@@ -746,7 +816,8 @@ def sample_hdp_lda(
         See :class:`HDPArgs` (``alias-mh``: :class:`HDPAliasArgs`, which adds
         ``rebuild_every``): ``iter_warmup``, ``iter_sampling``, ``thin``,
         ``resample_concentrations``, ``alpha0_prior``, ``gamma_prior``,
-        ``initial_topics``, ``keep_topics``, ``parallel_chains``, ``threads_per_chain``,
+        ``initial_topics``, ``split_merge``, ``keep_topics``, ``parallel_chains``,
+        ``threads_per_chain``,
         ``checkpoint``, ``checkpoint_every``, ``callback``, ``show_progress``.
 
     Returns
@@ -760,7 +831,8 @@ def sample_hdp_lda(
         topics first, for display only (labels switch); ``observed_data`` and
         ``constant_data`` as the Stan twin's. ``attrs`` as
         :func:`bayeswe.samplers.lda_cgs.sample_cgs`'s, plus ``max_topics`` (largest
-        number of topics seen) and ``resample_concentrations``.
+        number of topics seen), ``resample_concentrations``, ``split_merge`` and the
+        moves accepted, ``splits_accepted`` and ``merges_accepted``.
 
     Raises
     ------
@@ -794,12 +866,16 @@ def sample_hdp_lda(
         keep_topics=args.get("keep_topics"),
         method=method,
         rebuild_every=getattr(args, "rebuild_every", None),
+        split_merge=args.get("split_merge"),
     )
     extra = {"rebuild_every": sampler.rebuild_every} if method == "alias-mh" else {}
+    if sampler.split_merge:  # absent at 0, so that older checkpoints resume
+        extra["split_merge"] = sampler.split_merge
     run = run_hdp(problem, sampler, args, schedule, chains=chains, seed=seed, settings=extra)
     return hdp_inference_data(
         HDP_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_lda", method=method,
         topic_arrays=("topic_tokens", "beta", "phi"),
+        extra_attrs={"split_merge": sampler.split_merge},
     )  # fmt: skip
 
 
@@ -846,10 +922,13 @@ def run_hdp(
 def hdp_inference_data(
     spec: Any, hdp: Any, problem: Any, run: Any, schedule: Any, seed: int, chains: int, *,
     model: str, method: str, topic_arrays: tuple[str, ...],
+    extra_attrs: Mapping[str, Any] | None = None,
 ) -> az.InferenceData:  # fmt: skip
     """An HDP run's InferenceData: the label-free scalars in ``posterior``, ``lp`` in
     ``sample_stats`` (and ``warmup_sample_stats``), and, when the draws recorded them, the
-    ``topic_arrays`` of each draw's largest topics in the group ``topics``."""
+    ``topic_arrays`` of each draw's largest topics in the group ``topics``; ``attrs``
+    with ``extra_attrs`` and, for a sampler that tallies them, the split-merge moves
+    accepted."""
     from bayeswe.inference_data import to_inference_data
 
     draws = run.draws
@@ -877,6 +956,10 @@ def hdp_inference_data(
         "resample_concentrations": problem.resample,
         "resumed": bool(run.resumed),
     }
+    attrs |= extra_attrs or {}
+    if "splits" in run.totals:
+        attrs["splits_accepted"] = int(run.totals["splits"].sum())
+        attrs["merges_accepted"] = int(run.totals["merges"].sum())
     data = {**hdp.to_stan(), COORDS_KEY: {**hdp.coords(), "topic": np.arange(shown)}}
     scalars = {name: np.array(draws[name]) for name in _SCALARS}
     for name in ("n_topics", "n_tables"):

@@ -21,6 +21,7 @@ The ``phi``/``theta`` outputs of the collapsed samplers are conditional means gi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -631,10 +632,14 @@ def _hdp_statistics(z: NDArray, words: NDArray, m_total: int) -> list[float]:
 
 
 def _hdp_lda(
-    resample: bool, step: Callable[..., Any] | None = None, method: str = "cgs"
+    resample: bool,
+    step: Callable[..., Any] | None = None,
+    method: str = "cgs",
+    split_merge: int = 0,
 ) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
     """``step``: the sweep to calibrate (default :func:`bayeswe.samplers.hdp_lda.step`,
-    or :func:`~bayeswe.samplers.hdp_lda.step_alias` for ``method="alias-mh"``)."""
+    or :func:`~bayeswe.samplers.hdp_lda.step_alias` for ``method="alias-mh"``), with
+    ``split_merge`` split-merge proposals per sweep."""
 
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         from bayeswe.dp.crf import crf_draw, words_given_topics
@@ -643,6 +648,8 @@ def _hdp_lda(
 
         default = hdp.step_alias if method == "alias-mh" else hdp.step
         sweep = default if step is None else step
+        if split_merge:
+            sweep = functools.partial(sweep, split_merge=split_merge)
         alpha0, gamma = HDP_ALPHA0, HDP_GAMMA
         if resample:
             alpha0 = rng.gamma(HDP_ALPHA0_PRIOR[0], 1 / HDP_ALPHA0_PRIOR[1])
@@ -879,6 +886,15 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
             {"resample_concentrations": True},
         ),  # fmt: skip
         _hdp_lda(True),
+    ),
+    "hdp-lda-cgs-split-merge": (
+        SBCCase(
+            "hdp-lda-cgs-split-merge",
+            _HDP_DESIGN + _HDP_FIXED + "; 3 split-merge proposals per sweep",
+            HDP_STATS,
+            {"split_merge": 3},
+        ),  # fmt: skip
+        _hdp_lda(False, split_merge=3),
     ),
     "hdp-gaussian-lda-cgs": (
         SBCCase("hdp-gaussian-lda-cgs", _HDP_GLDA_DESIGN, HDP_GLDA_STATS),

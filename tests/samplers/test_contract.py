@@ -38,7 +38,7 @@ def _cases(small_data: dict[str, Any]) -> dict[str, tuple[Any, Any, dict[str, An
         "alias-mh": ("gaussian_lda", glda, {}),
         "cgs (dp_mixture)": ("dp_mixture", dp, {"heldout": [[0.0, 0.0], [5.0, -5.0]]}),
         "cgs (dp_mixture, multinomial)": ("dp_mixture", dpm, {"heldout": [[1, 0, 2, 0, 0, 1]]}),
-        "cgs (hdp_lda)": ("hdp_lda", hdp, {"resample_concentrations": True}),
+        "cgs (hdp_lda)": ("hdp_lda", hdp, {"resample_concentrations": True, "split_merge": 2}),
         "cgs (hdp_gaussian_lda)": ("hdp_gaussian_lda", glda, {"resample_concentrations": True}),
         "alias-mh (hdp_lda)": ("hdp_lda", hdp, {"rebuild_every": 2}),
     }

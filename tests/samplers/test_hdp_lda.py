@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 
 import arviz as az
 import hdp_geweke as geweke  # noqa: I001 (tests/samplers helper)
@@ -14,6 +15,7 @@ from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.dp import HDPLDAData, simulate_hdp_lda
 from bayeswe.dp.crf import crf_draw, log_p_words, topic_count_posterior, words_given_topics
 from bayeswe.lda import LDAData
+from bayeswe.kernels import hdp_lda as kern
 from bayeswe.samplers import hdp_lda as hdp
 from bayeswe.samplers.driver import Schedule
 
@@ -209,6 +211,53 @@ def test_the_number_of_topics_matches_the_enumerated_posterior(method: str) -> N
     assert abs(z) < 4, (mean, exact, z)
 
 
+def _split_merge_only(problem: hdp.HDPProblem, state: hdp.HDPState, log_ratio=None) -> None:
+    """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals."""
+    rng = state.rng_state
+    kern.sample_tables(state.counts.n_dk, state.topics.beta, state.alpha0, rng, state.m_k)
+    kern.sample_beta(state.m_k, state.topics, state.gamma, rng)
+    hdp.split_merge_moves(problem, state, 3, log_ratio=log_ratio)
+
+
+def test_split_merge_moves_alone_reach_the_enumerated_posterior() -> None:
+    """The moves without any token sweep (they reach every partition: a table can hold
+    one token) leave the exact posterior invariant."""
+    mean, exact, z = _enumeration_z(_split_merge_only)
+    assert abs(z) < 4, (mean, exact, z)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        # the allocation's probability left out of the ratio (measured z = -84)
+        lambda kind, delta, log_q: delta if kind == 1 else -delta,
+        # the top-level restaurant's factor gamma (0.7 here) for the new topic left out
+        # (measured z = +38)
+        lambda kind, delta, log_q: (delta - log_q - math.log(0.7)) * (1 if kind == 1 else -1),
+    ],
+    ids=["no-allocation-probability", "no-gamma"],
+)
+def test_a_wrong_split_merge_ratio_misses_the_enumerated_posterior(wrong) -> None:
+    mean, exact, z = _enumeration_z(functools.partial(_split_merge_only, log_ratio=wrong))
+    assert abs(z) > 6, (mean, exact, z)
+
+
+def test_split_merge_moves_keep_counts_lists_tables_and_slots_exact() -> None:
+    problem = _problem(gamma=5.0, alpha0=5.0)
+    state = hdp.init_state(problem, seed=2, chain=0, initial_topics=1)
+    splits = merges = 0
+    for _ in range(40):
+        state.moves = (0, 0)
+        hdp.step(problem, state, split_merge=10)
+        hdp.check_state(problem, state)
+        docs_with = (state.counts.n_dk > 0).sum(axis=0)
+        assert (state.m_k >= docs_with).all() and (state.m_k <= state.counts.n_k).all()
+        assert state.n_tables == state.m_k.sum()
+        assert state.topics.beta.sum() + state.topics.rest[0] == pytest.approx(1.0)
+        splits, merges = splits + state.moves[0], merges + state.moves[1]
+    assert splits > 0 and merges > 0
+
+
 def test_an_alias_table_taken_as_current_misses_the_enumerated_posterior() -> None:
     """Power: the stale table uncorrected (:mod:`bayeswe.sbc.faulty_hdp_alias`) is caught
     (it measured z = -11 with these seeds)."""
@@ -248,6 +297,15 @@ def test_the_output_holds_label_free_scalars_and_a_topics_group() -> None:
     assert list(topics["word"].values) == [f"w{v}" for v in range(8)]
 
 
+def test_split_merge_runs_through_fit_and_reports_its_moves() -> None:
+    run = {"seed": 3, "chains": 2, "iter_warmup": 5, "iter_sampling": 10, "thin": 1}
+    idata = bayeswe.fit("hdp_lda", _tiny(), method="cgs", split_merge=4, **run)
+    assert idata.attrs["split_merge"] == 4
+    assert idata.attrs["splits_accepted"] > 0 and idata.attrs["merges_accepted"] > 0
+    plain = bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", **run)
+    assert plain.attrs["split_merge"] == 0 and plain.attrs["splits_accepted"] == 0
+
+
 def test_resampled_concentrations_move_and_fit_runs_the_sampler() -> None:
     idata = bayeswe.fit(
         "hdp_lda", _tiny(), method="cgs", seed=3, chains=1, iter_warmup=5, iter_sampling=20,
@@ -268,7 +326,13 @@ def test_an_lda_corpus_is_accepted() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"initial_topics": 0}, {"alpha0_prior": (1.0, -1.0)}, {"keep_topics": "yes"}, {"tau": 1}],
+    [
+        {"initial_topics": 0},
+        {"alpha0_prior": (1.0, -1.0)},
+        {"keep_topics": "yes"},
+        {"tau": 1},
+        {"split_merge": -1},
+    ],
 )
 def test_bad_options_fail_before_anything_runs(options) -> None:
     with pytest.raises(ValueError):

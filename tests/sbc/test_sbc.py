@@ -83,6 +83,7 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "dp-multinomial-cgs",
         "hdp-lda-cgs",
         "hdp-lda-cgs-resample",
+        "hdp-lda-cgs-split-merge",
         "hdp-gaussian-lda-cgs",
         pytest.param("hdp-lda-alias-mh", marks=pytest.mark.slow),  # ~7 s; R=1000 committed
     ],

@@ -1,0 +1,320 @@
+"""Split-merge moves for HDP-LDA's direct-assignment sampler (:mod:`bayeswe.kernels.hdp_lda`).
+
+The direct-assignment state ``(z, m, beta)`` is the Chinese restaurant franchise of Teh,
+Jordan, Beal and Blei (2006, section 5.1) with the seating of each document's customers
+(tokens) at its tables summarised by the counts ``m_dk``. A move on the dishes (topics)
+of whole tables, in the manner of Wang and Blei (2012), is made exact in three parts:
+
+1. **Seat the tokens.** Two anchor tokens ``i`` and ``j`` are drawn whatever the state:
+   ``i`` uniformly, ``j`` uniformly among the other tokens with probability 1/2 and among
+   the other tokens of ``i``'s word otherwise (a pair that shares a word makes merges of
+   related topics likely). For the dishes of ``i`` and ``j``, the tokens of each
+   document and dish are seated afresh by the Chinese restaurant with concentration
+   ``alpha0 beta_k``: the Gibbs draw of the seating given ``z`` and ``beta``, of which
+   eq. (40) draws only the number of tables.
+2. **Propose** on the tables of those dishes with ``beta`` integrated out. Given the
+   seating, the document-level restaurant does not depend on the dishes, so the target
+   of the dishes of the tables is the top-level restaurant over tables times the word
+   likelihood of each dish (Teh et al. 2006, eqs. 24-25):
+
+       p(dishes | tables) ∝ gamma^K prod_k Gamma(m_.k) prod_k L_k,
+       L_k = Gamma(V eta) / Gamma(n_k + V eta) prod_w Gamma(n_wk + eta) / Gamma(eta).
+
+   If ``i`` and ``j`` eat the same dish, its tables are split by sequential allocation
+   (Dahl 2003): ``i``'s table starts side A, ``j``'s side B, the others follow in a
+   random order, each to a side with probability proportional to the side's tables
+   times the predictive of the table's words given the side's words so far. If they eat
+   different dishes, the merge of the two is proposed, and the probability that the same
+   allocation (same anchors, a fresh random order) rebuilds the present split enters
+   the ratio. The Metropolis-Hastings log ratio of a split is
+   ``log p(split) - log p(merged) - log q(split)``, that of a merge its negative.
+   Anchors sharing a table cannot be split: nothing is proposed (the seating of step 1
+   stands).
+3. **Settle**: ``beta | m ~ Dirichlet(m_.1, ..., m_.K, gamma)`` afresh, by the caller
+   (:func:`bayeswe.kernels.hdp_lda.sample_beta`), which completes a block update of the
+   dishes and ``beta`` given the seating.
+
+:func:`propose` does steps 1-2 up to the two log terms (``scratch.floats``);
+:func:`settle` applies the decision and writes the table counts ``m_k`` of the dishes
+it seated, moved or not. Random numbers: the chain's xoshiro256+ stream.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from bayeswe.kernels.hdp_structs import Corpus, Counts, Topics, WordLists, WordOrder
+from bayeswe.kernels.lda_cgs import next_double
+from bayeswe.kernels.topic_lists import list_add, list_remove
+
+__all__ = ["NONE", "MERGE", "SPLIT", "Scratch", "new_scratch", "propose", "settle"]
+
+#: What :func:`propose` proposed.
+NONE, SPLIT, MERGE = 0, 1, 2
+
+#: ``Scratch.ints`` fields.
+_N_SEATED, _N_TABLES, _TABLE_I, _TABLE_J, _DISH_I, _DISH_J, _M_A, _M_B = range(8)
+
+
+class Scratch(NamedTuple):
+    """Working memory of one proposal (contents meaningful from :func:`propose` to
+    :func:`settle` only)."""
+
+    token: np.ndarray  #: int32 (N,): the seated tokens, dish by dish, document by document
+    table: np.ndarray  #: int32 (N,): table of each seated token
+    size: np.ndarray  #: int32 (N,): tokens at each table
+    start: np.ndarray  #: int64 (N + 1,): each table's tokens in ``by_table``
+    by_table: np.ndarray  #: int32 (N,): the seated tokens grouped by table
+    side: np.ndarray  #: int8 (N,): side of each table (0: A, ``i``'s; 1: B, ``j``'s)
+    order: np.ndarray  #: int32 (N,): allocation order of the tables
+    count: np.ndarray  #: int32 (2, V): word counts of each side (zero between proposals)
+    words: np.ndarray  #: int32 (V,): the distinct words seated
+    seen: np.ndarray  #: bool (V,) (False between proposals)
+    ints: np.ndarray  #: int64 (8,): see the ``_N_SEATED`` .. ``_M_B`` indices
+    #: float64 (2,): log p(split) - log p(merged); log q(split) of the allocation
+    floats: np.ndarray
+
+
+def new_scratch(n_tokens: int, n_words: int) -> Scratch:
+    N, V = max(int(n_tokens), 1), max(int(n_words), 1)
+    return Scratch(
+        np.zeros(N, np.int32), np.zeros(N, np.int32), np.zeros(N, np.int32),
+        np.zeros(N + 1, np.int64), np.zeros(N, np.int32), np.zeros(N, np.int8),
+        np.zeros(N, np.int32), np.zeros((2, V), np.int32), np.zeros(V, np.int32),
+        np.zeros(V, np.bool_), np.zeros(8, np.int64), np.zeros(2, np.float64),
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _uniform_index(n: int, rng: np.ndarray) -> int:
+    return min(int(next_double(rng) * n), n - 1)
+
+
+@njit(cache=True, nogil=True)
+def _anchors(order: WordOrder, word: np.ndarray, rng: np.ndarray) -> tuple[int, int]:
+    """Tokens ``i`` and ``j != i`` (needs at least 2 tokens): the law of module step 1."""
+    N = word.size
+    i = _uniform_index(N, rng)
+    w = word[i]
+    lo, hi = order.word_ptr[w], order.word_ptr[w + 1]
+    if next_double(rng) < 0.5 or hi - lo < 2:
+        j = _uniform_index(N - 1, rng)
+        return i, j + 1 if j >= i else j
+    while True:
+        j = order.token[lo + _uniform_index(hi - lo, rng)]
+        if j != i:
+            return i, j
+
+
+@njit(cache=True, nogil=True)
+def _seat(
+    k: int, side: int, corpus: Corpus, counts: Counts, a: float, rng: np.ndarray,
+    sc: Scratch, n_seated: int, n_tables: int,
+) -> tuple[int, int]:  # fmt: skip
+    """Seat the tokens of dish ``k`` (Chinese restaurant, concentration ``a``) document
+    by document, appending to the scratch; returns the new totals."""
+    tok_ptr, z, n_dk = corpus.tok_ptr, counts.z, counts.n_dk
+    for d in range(n_dk.shape[0]):
+        if n_dk[d, k] == 0:
+            continue
+        first, c = n_seated, 0
+        for t in range(tok_ptr[d], tok_ptr[d + 1]):
+            if z[t] != k:
+                continue
+            u = next_double(rng) * (a + c)
+            if c == 0 or u < a:  # a new table
+                tab = n_tables
+                sc.size[tab] = 0
+                sc.side[tab] = side
+                n_tables += 1
+            else:  # join the table of a uniformly chosen earlier customer
+                tab = sc.table[first + min(int(u - a), c - 1)]
+            sc.token[n_seated] = t
+            sc.table[n_seated] = tab
+            sc.size[tab] += 1
+            n_seated += 1
+            c += 1
+    return n_seated, n_tables
+
+
+@njit(cache=True, inline="always")
+def _log_predictive(
+    count: np.ndarray, n: int, tab: int, sc: Scratch, word: np.ndarray, eta: float, veta: float
+) -> float:
+    """log of the Dirichlet-multinomial predictive of table ``tab``'s words given a side's
+    word counts ``count`` (left unchanged) and their total ``n``."""
+    lp = 0.0
+    for g in range(sc.start[tab], sc.start[tab + 1]):
+        w = word[sc.by_table[g]]
+        lp += math.log((count[w] + eta) / (n + veta))
+        count[w] += 1
+        n += 1
+    for g in range(sc.start[tab], sc.start[tab + 1]):
+        count[word[sc.by_table[g]]] -= 1
+    return lp
+
+
+@njit(cache=True, inline="always")
+def _add_table(count: np.ndarray, tab: int, sc: Scratch, word: np.ndarray) -> None:
+    for g in range(sc.start[tab], sc.start[tab + 1]):
+        count[word[sc.by_table[g]]] += 1
+
+
+@njit(cache=True, nogil=True)
+def propose(
+    corpus: Corpus, order: WordOrder, counts: Counts, topics: Topics,
+    alpha0: float, gamma: float, eta: float, rng: np.ndarray, sc: Scratch,
+) -> int:  # fmt: skip
+    """Steps 1-2 of the module: returns :data:`SPLIT`, :data:`MERGE` or :data:`NONE`;
+    for a split or a merge, ``sc.floats`` holds ``log p(split) - log p(merged)`` and
+    ``log q(split)``. Writes nothing but the scratch and the random stream."""
+    word, z, beta = corpus.word, counts.z, topics.beta
+    V = counts.n_wk.shape[0]
+    veta = V * eta
+    ints = sc.ints
+    i, j = _anchors(order, word, rng)
+    ki, kj = z[i], z[j]
+    n_seated, n_tables = _seat(ki, 0, corpus, counts, alpha0 * beta[ki], rng, sc, 0, 0)
+    m_i = n_tables
+    if kj != ki:
+        n_seated, n_tables = _seat(kj, 1, corpus, counts, alpha0 * beta[kj], rng, sc,
+                                   n_seated, n_tables)  # fmt: skip
+    ints[_N_SEATED], ints[_N_TABLES], ints[_DISH_I], ints[_DISH_J] = n_seated, n_tables, ki, kj
+    ta, tb = -1, -1
+    for g in range(n_seated):
+        if sc.token[g] == i:
+            ta = sc.table[g]
+        elif sc.token[g] == j:
+            tb = sc.table[g]
+    ints[_TABLE_I], ints[_TABLE_J] = ta, tb
+    if ta == tb:  # one table: no split to propose
+        ints[_M_A], ints[_M_B] = m_i, 0
+        return NONE
+    # the seated tokens grouped by table
+    sc.start[0] = 0
+    for t in range(n_tables):
+        sc.start[t + 1] = sc.start[t] + sc.size[t]
+    fill = sc.order  # borrowed as the fill pointers, before the order is drawn
+    for t in range(n_tables):
+        fill[t] = sc.start[t]
+    for g in range(n_seated):
+        t = sc.table[g]
+        sc.by_table[fill[t]] = sc.token[g]
+        fill[t] += 1
+    # the other tables in a random order (Fisher-Yates)
+    n_other = 0
+    for t in range(n_tables):
+        if t != ta and t != tb:
+            sc.order[n_other] = t
+            n_other += 1
+    for r in range(n_other - 1, 0, -1):
+        s = _uniform_index(r + 1, rng)
+        sc.order[r], sc.order[s] = sc.order[s], sc.order[r]
+    # sequential allocation; for a merge, the probability of the present split
+    split = ki == kj
+    count_a, count_b = sc.count[0], sc.count[1]
+    sc.side[ta], sc.side[tb] = 0, 1
+    _add_table(count_a, ta, sc, word)
+    _add_table(count_b, tb, sc, word)
+    n_a, n_b = sc.size[ta], sc.size[tb]
+    m_a, m_b = 1, 1
+    log_q = 0.0
+    for r in range(n_other):
+        t = sc.order[r]
+        la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
+        lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
+        top = max(la, lb)
+        norm = top + math.log(math.exp(la - top) + math.exp(lb - top))
+        if split:
+            sc.side[t] = 0 if next_double(rng) < math.exp(la - norm) else 1
+        if sc.side[t] == 0:
+            log_q += la - norm
+            _add_table(count_a, t, sc, word)
+            n_a += sc.size[t]
+            m_a += 1
+        else:
+            log_q += lb - norm
+            _add_table(count_b, t, sc, word)
+            n_b += sc.size[t]
+            m_b += 1
+    ints[_M_A], ints[_M_B] = m_a, m_b
+    # log p(split) - log p(merged): the top-level restaurant and the word likelihoods
+    delta = math.log(gamma) + math.lgamma(m_a) + math.lgamma(m_b) - math.lgamma(m_a + m_b)
+    delta += math.lgamma(veta) - math.lgamma(n_a + veta) - math.lgamma(n_b + veta)
+    delta += math.lgamma(n_a + n_b + veta)
+    n_words = 0
+    for g in range(n_seated):
+        w = word[sc.token[g]]
+        if not sc.seen[w]:
+            sc.seen[w] = True
+            sc.words[n_words] = w
+            n_words += 1
+    lg_eta = math.lgamma(eta)
+    for r in range(n_words):
+        w = sc.words[r]
+        ca, cb = count_a[w], count_b[w]
+        delta += math.lgamma(ca + eta) + math.lgamma(cb + eta) - math.lgamma(ca + cb + eta)
+        delta -= lg_eta
+        count_a[w], count_b[w], sc.seen[w] = 0, 0, False
+    sc.floats[0], sc.floats[1] = delta, log_q
+    return SPLIT if split else MERGE
+
+
+@njit(cache=True, inline="always")
+def _move(t: int, k: int, k2: int, d: int, w: int, counts: Counts, lists: WordLists) -> None:
+    """Token ``t`` (document ``d``, word ``w``) from topic ``k`` to ``k2``."""
+    n_dk, n_wk, n_k = counts.n_dk, counts.n_wk, counts.n_k
+    n_dk[d, k] -= 1
+    n_dk[d, k2] += 1
+    n_wk[w, k] -= 1
+    if n_wk[w, k] == 0:
+        list_remove(w, k, lists.topic, lists.pos, lists.length)
+    n_wk[w, k2] += 1
+    if n_wk[w, k2] == 1:
+        list_add(w, k2, lists.topic, lists.pos, lists.length)
+    n_k[k] -= 1
+    n_k[k2] += 1
+    counts.z[t] = k2
+
+
+@njit(cache=True, nogil=True)
+def settle(
+    corpus: Corpus, order: WordOrder, counts: Counts, lists: WordLists, topics: Topics,
+    m_k: np.ndarray, kind: int, accept: bool, sc: Scratch,
+) -> None:  # fmt: skip
+    """Apply :func:`propose`'s proposal ``kind`` if ``accept``, and write the table counts
+    of the seated dishes either way. A split takes the free slot on top of the stack
+    (the caller makes sure there is one); a merge keeps ``i``'s slot and frees ``j``'s
+    (its weight 0, until the caller redraws ``beta``)."""
+    ints = sc.ints
+    ki, kj = ints[_DISH_I], ints[_DISH_J]
+    m_a, m_b = ints[_M_A], ints[_M_B]
+    if not accept or kind == NONE:
+        if ki == kj:
+            m_k[ki] = m_a + m_b
+        else:
+            m_k[ki], m_k[kj] = m_a, m_b
+        return
+    if kind == SPLIT:
+        n = topics.n_free[0] - 1
+        to, frm = topics.free[n], ki
+        topics.n_free[0] = n
+        m_k[ki], m_k[to] = m_a, m_b
+    else:
+        to, frm = ki, kj
+        m_k[ki], m_k[kj] = m_a + m_b, 0
+    word = corpus.word
+    for t in range(ints[_N_TABLES]):
+        if sc.side[t] == 1:
+            for g in range(sc.start[t], sc.start[t + 1]):
+                tok = sc.by_table[g]
+                _move(tok, frm, to, order.doc[tok], word[tok], counts, lists)
+    if kind == MERGE:
+        topics.beta[kj] = 0.0
+        n = topics.n_free[0]
+        topics.free[n] = kj
+        topics.n_free[0] = n + 1
