@@ -14,8 +14,8 @@ import bayeswe
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.dp import HDPLDAData, simulate_hdp_lda
 from bayeswe.dp.crf import crf_draw, log_p_words, topic_count_posterior, words_given_topics
-from bayeswe.lda import LDAData
 from bayeswe.kernels import hdp_lda as kern
+from bayeswe.lda import LDAData
 from bayeswe.samplers import hdp_lda as hdp
 from bayeswe.samplers.driver import Schedule
 
