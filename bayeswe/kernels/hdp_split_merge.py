@@ -51,13 +51,27 @@ from bayeswe.kernels.hdp_structs import Corpus, Counts, Topics, WordLists, WordO
 from bayeswe.kernels.lda_cgs import next_double
 from bayeswe.kernels.topic_lists import list_add, list_remove
 
-__all__ = ["NONE", "MERGE", "SPLIT", "Scratch", "new_scratch", "propose", "settle"]
+__all__ = [
+    "MERGE",
+    "NONE",
+    "SPLIT",
+    "Scratch",
+    "allocate",
+    "anchors",
+    "crp_delta",
+    "new_scratch",
+    "propose",
+    "seat",
+    "seat_anchors",
+    "settle",
+    "settle_slots",
+]
 
 #: What :func:`propose` proposed.
 NONE, SPLIT, MERGE = 0, 1, 2
 
 #: ``Scratch.ints`` fields.
-_N_SEATED, _N_TABLES, _TABLE_I, _TABLE_J, _DISH_I, _DISH_J, _M_A, _M_B = range(8)
+N_SEATED, N_TABLES, TABLE_I, TABLE_J, DISH_I, DISH_J, M_A, M_B = range(8)
 
 
 class Scratch(NamedTuple):
@@ -74,7 +88,7 @@ class Scratch(NamedTuple):
     count: np.ndarray  #: int32 (2, V): word counts of each side (zero between proposals)
     words: np.ndarray  #: int32 (V,): the distinct words seated
     seen: np.ndarray  #: bool (V,) (False between proposals)
-    ints: np.ndarray  #: int64 (8,): see the ``_N_SEATED`` .. ``_M_B`` indices
+    ints: np.ndarray  #: int64 (8,): see the ``N_SEATED`` .. ``M_B`` indices
     #: float64 (2,): log p(split) - log p(merged); log q(split) of the allocation
     floats: np.ndarray
 
@@ -95,29 +109,31 @@ def _uniform_index(n: int, rng: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _anchors(order: WordOrder, word: np.ndarray, rng: np.ndarray) -> tuple[int, int]:
-    """Tokens ``i`` and ``j != i`` (needs at least 2 tokens): the law of module step 1."""
+def anchors(
+    word_ptr: np.ndarray, by_word: np.ndarray, word: np.ndarray, rng: np.ndarray
+) -> tuple[int, int]:
+    """Tokens ``i`` and ``j != i`` (needs at least 2 tokens), the law of module step 1;
+    ``by_word[word_ptr[w]:word_ptr[w + 1]]`` are the tokens of word ``w``."""
     N = word.size
     i = _uniform_index(N, rng)
     w = word[i]
-    lo, hi = order.word_ptr[w], order.word_ptr[w + 1]
+    lo, hi = word_ptr[w], word_ptr[w + 1]
     if next_double(rng) < 0.5 or hi - lo < 2:
         j = _uniform_index(N - 1, rng)
         return i, j + 1 if j >= i else j
     while True:
-        j = order.token[lo + _uniform_index(hi - lo, rng)]
+        j = by_word[lo + _uniform_index(hi - lo, rng)]
         if j != i:
             return i, j
 
 
 @njit(cache=True, nogil=True)
-def _seat(
-    k: int, side: int, corpus: Corpus, counts: Counts, a: float, rng: np.ndarray,
-    sc: Scratch, n_seated: int, n_tables: int,
+def seat(
+    k: int, side: int, tok_ptr: np.ndarray, z: np.ndarray, n_dk: np.ndarray, a: float,
+    rng: np.ndarray, sc: Scratch, n_seated: int, n_tables: int,
 ) -> tuple[int, int]:  # fmt: skip
     """Seat the tokens of dish ``k`` (Chinese restaurant, concentration ``a``) document
     by document, appending to the scratch; returns the new totals."""
-    tok_ptr, z, n_dk = corpus.tok_ptr, counts.z, counts.n_dk
     for d in range(n_dk.shape[0]):
         if n_dk[d, k] == 0:
             continue
@@ -165,35 +181,30 @@ def _add_table(count: np.ndarray, tab: int, sc: Scratch, word: np.ndarray) -> No
 
 
 @njit(cache=True, nogil=True)
-def propose(
-    corpus: Corpus, order: WordOrder, counts: Counts, topics: Topics,
-    alpha0: float, gamma: float, eta: float, rng: np.ndarray, sc: Scratch,
+def seat_anchors(
+    i: int, j: int, ki: int, kj: int, a_i: float, a_j: float, tok_ptr: np.ndarray,
+    z: np.ndarray, n_dk: np.ndarray, rng: np.ndarray, sc: Scratch,
 ) -> int:  # fmt: skip
-    """Steps 1-2 of the module: returns :data:`SPLIT`, :data:`MERGE` or :data:`NONE`;
-    for a split or a merge, ``sc.floats`` holds ``log p(split) - log p(merged)`` and
-    ``log q(split)``. Writes nothing but the scratch and the random stream."""
-    word, z, beta = corpus.word, counts.z, topics.beta
-    V = counts.n_wk.shape[0]
-    veta = V * eta
+    """Seat the anchors' dishes (``a_i``, ``a_j``: their concentrations ``alpha0 beta``),
+    fill ``sc.ints``, and, unless the anchors share a table (then returns 0, with
+    ``m_A`` the dish's tables), group the seated tokens by table and draw the order of
+    the other tables; returns how many those are."""
     ints = sc.ints
-    i, j = _anchors(order, word, rng)
-    ki, kj = z[i], z[j]
-    n_seated, n_tables = _seat(ki, 0, corpus, counts, alpha0 * beta[ki], rng, sc, 0, 0)
+    n_seated, n_tables = seat(ki, 0, tok_ptr, z, n_dk, a_i, rng, sc, 0, 0)
     m_i = n_tables
     if kj != ki:
-        n_seated, n_tables = _seat(kj, 1, corpus, counts, alpha0 * beta[kj], rng, sc,
-                                   n_seated, n_tables)  # fmt: skip
-    ints[_N_SEATED], ints[_N_TABLES], ints[_DISH_I], ints[_DISH_J] = n_seated, n_tables, ki, kj
+        n_seated, n_tables = seat(kj, 1, tok_ptr, z, n_dk, a_j, rng, sc, n_seated, n_tables)
+    ints[N_SEATED], ints[N_TABLES], ints[DISH_I], ints[DISH_J] = n_seated, n_tables, ki, kj
     ta, tb = -1, -1
     for g in range(n_seated):
         if sc.token[g] == i:
             ta = sc.table[g]
         elif sc.token[g] == j:
             tb = sc.table[g]
-    ints[_TABLE_I], ints[_TABLE_J] = ta, tb
+    ints[TABLE_I], ints[TABLE_J] = ta, tb
     if ta == tb:  # one table: no split to propose
-        ints[_M_A], ints[_M_B] = m_i, 0
-        return NONE
+        ints[M_A], ints[M_B] = m_i, 0
+        return 0
     # the seated tokens grouped by table
     sc.start[0] = 0
     for t in range(n_tables):
@@ -214,10 +225,48 @@ def propose(
     for r in range(n_other - 1, 0, -1):
         s = _uniform_index(r + 1, rng)
         sc.order[r], sc.order[s] = sc.order[s], sc.order[r]
+    sc.side[ta], sc.side[tb] = 0, 1
+    return n_other
+
+
+@njit(cache=True, inline="always")
+def allocate(la: float, lb: float, split: bool, t: int, sc: Scratch, rng: np.ndarray) -> float:
+    """Side of table ``t`` from the log weights ``la``, ``lb`` of sides A and B: drawn
+    for a split, kept for a merge; returns the log probability of that side."""
+    top = max(la, lb)
+    norm = top + math.log(math.exp(la - top) + math.exp(lb - top))
+    if split:
+        sc.side[t] = 0 if next_double(rng) < math.exp(la - norm) else 1
+    return (la if sc.side[t] == 0 else lb) - norm
+
+
+@njit(cache=True, inline="always")
+def crp_delta(gamma: float, m_a: int, m_b: int) -> float:
+    """The top-level restaurant's part of ``log p(split) - log p(merged)``."""
+    return math.log(gamma) + math.lgamma(m_a) + math.lgamma(m_b) - math.lgamma(m_a + m_b)
+
+
+@njit(cache=True, nogil=True)
+def propose(
+    corpus: Corpus, order: WordOrder, counts: Counts, topics: Topics,
+    alpha0: float, gamma: float, eta: float, rng: np.ndarray, sc: Scratch,
+) -> int:  # fmt: skip
+    """Steps 1-2 of the module: returns :data:`SPLIT`, :data:`MERGE` or :data:`NONE`;
+    for a split or a merge, ``sc.floats`` holds ``log p(split) - log p(merged)`` and
+    ``log q(split)``. Writes nothing but the scratch and the random stream."""
+    word, z, beta = corpus.word, counts.z, topics.beta
+    V = counts.n_wk.shape[0]
+    veta = V * eta
+    i, j = anchors(order.word_ptr, order.token, word, rng)
+    ki, kj = z[i], z[j]
+    n_other = seat_anchors(i, j, ki, kj, alpha0 * beta[ki], alpha0 * beta[kj],
+                           corpus.tok_ptr, z, counts.n_dk, rng, sc)  # fmt: skip
+    ta, tb = sc.ints[TABLE_I], sc.ints[TABLE_J]
+    if ta == tb:
+        return NONE
     # sequential allocation; for a merge, the probability of the present split
     split = ki == kj
     count_a, count_b = sc.count[0], sc.count[1]
-    sc.side[ta], sc.side[tb] = 0, 1
     _add_table(count_a, ta, sc, word)
     _add_table(count_b, tb, sc, word)
     n_a, n_b = sc.size[ta], sc.size[tb]
@@ -227,27 +276,22 @@ def propose(
         t = sc.order[r]
         la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
         lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
-        top = max(la, lb)
-        norm = top + math.log(math.exp(la - top) + math.exp(lb - top))
-        if split:
-            sc.side[t] = 0 if next_double(rng) < math.exp(la - norm) else 1
+        log_q += allocate(la, lb, split, t, sc, rng)
         if sc.side[t] == 0:
-            log_q += la - norm
             _add_table(count_a, t, sc, word)
             n_a += sc.size[t]
             m_a += 1
         else:
-            log_q += lb - norm
             _add_table(count_b, t, sc, word)
             n_b += sc.size[t]
             m_b += 1
-    ints[_M_A], ints[_M_B] = m_a, m_b
+    sc.ints[M_A], sc.ints[M_B] = m_a, m_b
     # log p(split) - log p(merged): the top-level restaurant and the word likelihoods
-    delta = math.log(gamma) + math.lgamma(m_a) + math.lgamma(m_b) - math.lgamma(m_a + m_b)
+    delta = crp_delta(gamma, m_a, m_b)
     delta += math.lgamma(veta) - math.lgamma(n_a + veta) - math.lgamma(n_b + veta)
     delta += math.lgamma(n_a + n_b + veta)
     n_words = 0
-    for g in range(n_seated):
+    for g in range(sc.ints[N_SEATED]):
         w = word[sc.token[g]]
         if not sc.seen[w]:
             sc.seen[w] = True
@@ -282,39 +326,51 @@ def _move(t: int, k: int, k2: int, d: int, w: int, counts: Counts, lists: WordLi
 
 
 @njit(cache=True, nogil=True)
-def settle(
-    corpus: Corpus, order: WordOrder, counts: Counts, lists: WordLists, topics: Topics,
-    m_k: np.ndarray, kind: int, accept: bool, sc: Scratch,
-) -> None:  # fmt: skip
-    """Apply :func:`propose`'s proposal ``kind`` if ``accept``, and write the table counts
-    of the seated dishes either way. A split takes the free slot on top of the stack
-    (the caller makes sure there is one); a merge keeps ``i``'s slot and frees ``j``'s
-    (its weight 0, until the caller redraws ``beta``)."""
+def settle_slots(
+    topics: Topics, m_k: np.ndarray, kind: int, accept: bool, sc: Scratch
+) -> tuple[int, int]:
+    """Everything of :func:`settle` but the tokens: the table counts of the seated
+    dishes, and for an accepted move the slots. A split takes the free slot on top of
+    the stack (the caller makes sure there is one); a merge keeps ``i``'s slot and frees
+    ``j``'s (its weight 0 until the caller redraws ``beta``). Returns the slots the
+    tokens of side B's tables move from and to, or ``(-1, -1)``."""
     ints = sc.ints
-    ki, kj = ints[_DISH_I], ints[_DISH_J]
-    m_a, m_b = ints[_M_A], ints[_M_B]
+    ki, kj = ints[DISH_I], ints[DISH_J]
+    m_a, m_b = ints[M_A], ints[M_B]
     if not accept or kind == NONE:
         if ki == kj:
             m_k[ki] = m_a + m_b
         else:
             m_k[ki], m_k[kj] = m_a, m_b
-        return
+        return -1, -1
     if kind == SPLIT:
         n = topics.n_free[0] - 1
-        to, frm = topics.free[n], ki
+        to = topics.free[n]
         topics.n_free[0] = n
         m_k[ki], m_k[to] = m_a, m_b
-    else:
-        to, frm = ki, kj
-        m_k[ki], m_k[kj] = m_a + m_b, 0
+        return ki, to
+    m_k[ki], m_k[kj] = m_a + m_b, 0
+    topics.beta[kj] = 0.0
+    n = topics.n_free[0]
+    topics.free[n] = kj
+    topics.n_free[0] = n + 1
+    return kj, ki
+
+
+@njit(cache=True, nogil=True)
+def settle(
+    corpus: Corpus, order: WordOrder, counts: Counts, lists: WordLists, topics: Topics,
+    m_k: np.ndarray, kind: int, accept: bool, sc: Scratch,
+) -> None:  # fmt: skip
+    """Apply :func:`propose`'s proposal ``kind`` if ``accept`` (:func:`settle_slots`,
+    then side B's tokens with their counts and word lists), and write the table counts
+    of the seated dishes either way."""
+    frm, to = settle_slots(topics, m_k, kind, accept, sc)
+    if frm < 0:
+        return
     word = corpus.word
-    for t in range(ints[_N_TABLES]):
+    for t in range(sc.ints[N_TABLES]):
         if sc.side[t] == 1:
             for g in range(sc.start[t], sc.start[t + 1]):
                 tok = sc.by_table[g]
                 _move(tok, frm, to, order.doc[tok], word[tok], counts, lists)
-    if kind == MERGE:
-        topics.beta[kj] = 0.0
-        n = topics.n_free[0]
-        topics.free[n] = kj
-        topics.n_free[0] = n + 1

@@ -131,6 +131,11 @@ class HDPGLDAArgs(HDPArgs):
         """Build and validate (``ValueError`` naming an unknown option or a bad value)."""
         return build_options(cls, "cgs", options)
 
+    def validate(self) -> None:
+        super().validate()
+        if self.split_merge:
+            raise ValueError("split_merge: hdp_gaussian_lda has no split-merge moves")
+
     def get(self, name: str) -> Any:
         """The option's value, or its default (Gaussian LDA's schedule)."""
         value = getattr(self, name)

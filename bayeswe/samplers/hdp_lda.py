@@ -458,33 +458,63 @@ def split_merge_moves(
     """``proposals`` split-merge Metropolis-Hastings proposals in place
     (:mod:`bayeswe.kernels.hdp_split_merge`), each followed by ``beta | m``; returns the
     splits and merges accepted. ``log_ratio(kind, delta, log_q)`` is the log acceptance
-    ratio of a proposal (default: ``delta - log_q`` for a split, ``log_q - delta`` for a
-    merge; another rule serves power checks only)."""
+    ratio of a proposal (default :func:`metropolis_log_ratio`; another rule serves power
+    checks only)."""
     if proposals <= 0 or problem.n_tokens < 2:
         return 0, 0
     if state.split_scratch is None:
         state.split_scratch = sm.new_scratch(problem.n_tokens, problem.n_words)
-    sc, rng, order = state.split_scratch, state.rng_state, problem.word_order
-    moves = [0, 0, 0]
-    for _ in range(proposals):
+    sc, order = state.split_scratch, problem.word_order
+
+    def propose() -> int:
         if state.topics.n_free[0] == 0:  # a split needs a free slot
             _grow(state)
-        kind = sm.propose(
+        return sm.propose(
             problem.corpus, order, state.counts, state.topics, state.alpha0, state.gamma,
-            problem.eta, rng, sc,
+            problem.eta, state.rng_state, sc,
         )  # fmt: skip
-        accept = False
-        if kind != sm.NONE:
-            delta, log_q = float(sc.floats[0]), float(sc.floats[1])
-            if log_ratio is None:
-                log_r = delta - log_q if kind == sm.SPLIT else log_q - delta
-            else:
-                log_r = log_ratio(kind, delta, log_q)
-            accept = log_r >= 0.0 or math.log(1.0 - next_double(rng)) < log_r
+
+    def settle(kind: int, accept: bool) -> None:
         sm.settle(problem.corpus, order, state.counts, state.lists, state.topics, state.m_k,
                   kind, accept, sc)  # fmt: skip
+
+    return run_split_merge(state, proposals, propose, settle, lambda: state.topics, log_ratio)
+
+
+def metropolis_log_ratio(kind: int, delta: float, log_q: float) -> float:
+    """The log Metropolis-Hastings ratio of a split (``delta - log_q``) or a merge
+    (``log_q - delta``), ``delta = log p(split) - log p(merged)`` and ``log_q`` the
+    allocation's log probability of the split."""
+    return delta - log_q if kind == sm.SPLIT else log_q - delta
+
+
+def run_split_merge(
+    state: Any,
+    proposals: int,
+    propose: Callable[[], int],
+    settle: Callable[[int, bool], None],
+    weights: Callable[[], Topics],
+    log_ratio: Callable[[int, float, float], float] | None,
+) -> tuple[int, int]:
+    """The proposals of an HDP sampler's split-merge moves (``propose``: the kernel's
+    proposal; ``settle(kind, accept)``: its application), each accepted by
+    ``log_ratio`` (default :func:`metropolis_log_ratio`) and followed by
+    ``beta | m ~ Dirichlet(m, gamma)`` (``weights()``: the state's top-level weights,
+    asked afresh as growth replaces the arrays); the state's ``n_tables`` and ``moves``
+    updated. Returns (splits, merges)."""
+    rule = metropolis_log_ratio if log_ratio is None else log_ratio
+    rng = state.rng_state
+    moves = [0, 0, 0]
+    for _ in range(proposals):
+        kind = propose()
+        sc = state.split_scratch
+        accept = False
+        if kind != sm.NONE:
+            log_r = rule(kind, float(sc.floats[0]), float(sc.floats[1]))
+            accept = log_r >= 0.0 or math.log(1.0 - next_double(rng)) < log_r
+        settle(kind, accept)
         moves[kind] += accept
-        kern.sample_beta(state.m_k, state.topics, state.gamma, rng)
+        kern.sample_beta(state.m_k, weights(), state.gamma, rng)
     state.n_tables = int(state.m_k.sum())
     state.moves = (state.moves[0] + moves[sm.SPLIT], state.moves[1] + moves[sm.MERGE])
     return moves[sm.SPLIT], moves[sm.MERGE]

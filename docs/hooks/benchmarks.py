@@ -49,6 +49,9 @@ NUTS on the HDP-LDA Stan twin against the collapsed sampler,
 posteriors, ``benchmarks/studies/hdp_exactness*.json`` (:func:`render_exactness_study`),
 and :data:`HELDOUT_PLACEHOLDER` the held-out table of longer ``bayeswe bench hdp`` runs
 kept as studies, ``benchmarks/studies/hdp_reuters*.json`` (:func:`render_heldout_study`).
+:data:`SPLIT_PLACEHOLDER` becomes the tables of HDP-LDA's split-merge moves against token
+moves alone, ``benchmarks/studies/hdp_split_merge*.json``
+(``benchmarks/studies/hdp_split_merge.py``; :func:`render_split_merge_study`).
 
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
@@ -86,6 +89,8 @@ EXACT_PLACEHOLDER = "<!-- hdp-exactness-study -->"
 EXACT_GLOB = "hdp_exactness*.json"
 HELDOUT_PLACEHOLDER = "<!-- hdp-heldout-study -->"
 HELDOUT_GLOB = "hdp_reuters*.json"
+SPLIT_PLACEHOLDER = "<!-- hdp-split-merge-study -->"
+SPLIT_GLOB = "hdp_split_merge*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -1068,6 +1073,74 @@ def render_heldout_study(repo_root: Path) -> str:
     return "\n".join(_table(HELDOUT_HEADER, [r for p in paths for r in heldout_rows(p)])) + "\n"
 
 
+SPLIT_SIM_HEADER = (
+    "| proposals per sweep | seeds | accepted per proposal | R-hat of `n_topics`, worst seed "
+    "| bulk ESS of `n_topics` | bulk ESS of `lp` | ESS/s of `n_topics` | ESS/s of `lp` "
+    "| sweep seconds | file |"
+)
+SPLIT_NYT_HEADER = (
+    "| start (topics) | proposals | splits accepted | merges accepted "
+    "| topics every 50 sweeps | token moves, s per sweep | split-merge, s per sweep | file |"
+)
+
+
+def split_merge_sim_rows(path: Path) -> list[list[str]]:
+    """One row per number of proposals: over the seeds, the mean acceptance, the worst
+    R-hat of ``n_topics``, and mean ± sd of bulk ESS, ESS per second and sweep time."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+
+    def spread(values: list[float], digits: int) -> str:
+        sd = statistics.stdev(values) if len(values) > 1 else float("nan")
+        return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
+
+    rows = []
+    for key, seeds in study["sim"].items():
+        accepted = [r["accepted_per_proposal"] for r in seeds]
+        rows.append([
+            key.removeprefix("split_merge_"), str(len(seeds)),
+            "–" if None in accepted else f"{statistics.fmean(accepted):.4f}",
+            f"{max(r['rhat']['n_topics'] for r in seeds):.3f}",
+            spread([r["ess_bulk"]["n_topics"] for r in seeds], 0),
+            spread([r["ess_bulk"]["lp"] for r in seeds], 0),
+            spread([r["ess_per_s"]["n_topics"] for r in seeds], 1),
+            spread([r["ess_per_s"]["lp"] for r in seeds], 1),
+            spread([r["sweep_s"] for r in seeds], 1), f"`{path.name}`",
+        ])  # fmt: skip
+    return rows
+
+
+def split_merge_nyt_rows(path: Path) -> list[list[str]]:
+    """One row per NYT chain: proposals, moves accepted, topics, seconds per sweep."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        [
+            str(c["initial_topics"]),
+            f"{c['proposals']:,}",
+            str(c["splits_accepted"]),
+            str(c["merges_accepted"]),
+            ", ".join(map(str, c["n_topics_every_50"])),
+            f"{c['token_sweep_s_per_sweep']:.3f}",
+            f"{c['moves_s_per_sweep']:.3f}",
+            f"`{path.name}`",
+        ]
+        for c in study.get("nyt", {}).get("chains", [])
+    ]
+
+
+def render_split_merge_study(repo_root: Path) -> str:
+    """The simulated-corpus table and the NYT table of every
+    ``benchmarks/studies/hdp_split_merge*.json``."""
+    paths = sorted((Path(repo_root) / STUDIES).glob(SPLIT_GLOB))
+    if not paths:
+        return f"No `{SPLIT_GLOB}` in `{STUDIES}/`.\n"
+    sim = [r for p in paths for r in split_merge_sim_rows(p)]
+    nyt = [r for p in paths for r in split_merge_nyt_rows(p)]
+    tables = ["\n".join(_table(SPLIT_SIM_HEADER, sim))]
+    if nyt:
+        tables.append("On NYT:\n\n" + "\n".join(_table(SPLIT_NYT_HEADER, nyt)))
+    return "\n\n".join(tables) + "\n"
+
+
 # --------------------------------------------------------------------------- MkDocs events
 
 _FIGURE_DIR: dict[str, Any] = {}
@@ -1102,7 +1175,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     placeholders = (
         PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER,
         REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER, TWIN_PLACEHOLDER, EXACT_PLACEHOLDER,
-        HELDOUT_PLACEHOLDER,
+        HELDOUT_PLACEHOLDER, SPLIT_PLACEHOLDER,
     )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown
@@ -1129,6 +1202,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(EXACT_PLACEHOLDER, render_exactness_study(root))
         if HELDOUT_PLACEHOLDER in markdown:
             markdown = markdown.replace(HELDOUT_PLACEHOLDER, render_heldout_study(root))
+        if SPLIT_PLACEHOLDER in markdown:
+            markdown = markdown.replace(SPLIT_PLACEHOLDER, render_split_merge_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

@@ -678,6 +678,38 @@ def test_exactness_table_gives_each_sampler_its_mean_and_z(tmp_path):
     assert "No `hdp_exactness*.json`" in hook.render_exactness_study(tmp_path / "x")
 
 
+def test_split_merge_tables_summarize_the_seeds_and_the_nyt_chains(tmp_path):
+    hook = _hook()
+
+    def seed(s, accepted, rhat, ess, sweep_s):
+        return {"seed": s, "sweep_s": sweep_s, "accepted_per_proposal": accepted,
+                "rhat": {"n_topics": rhat, "lp": 1.0},
+                "ess_bulk": {"n_topics": ess, "lp": ess / 2},
+                "ess_per_s": {"n_topics": ess / sweep_s, "lp": ess / 2 / sweep_s}}  # fmt: skip
+
+    study = {
+        "sim": {"split_merge_0": [seed(1, None, 1.01, 400, 4.0), seed(2, None, 1.09, 200, 4.0)],
+                "split_merge_10": [seed(1, 0.02, 1.002, 600, 20.0)]},
+        "nyt": {"chains": [{"initial_topics": 300, "proposals": 6000, "splits_accepted": 0,
+                            "merges_accepted": 0, "n_topics_every_50": [400, 450],
+                            "token_sweep_s_per_sweep": 0.1484, "moves_s_per_sweep": 0.026}]},
+    }  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    path = tmp_path / "benchmarks" / "studies" / "hdp_split_merge.json"
+    path.write_text(json.dumps(study))
+    plain, moves = hook.split_merge_sim_rows(path)
+    assert plain == ["0", "2", "–", "1.090", "300 ± 141", "150 ± 71", "75.0 ± 35.4",
+                     "37.5 ± 17.7", "4.0 ± 0.0", "`hdp_split_merge.json`"]  # fmt: skip
+    assert moves[:4] == ["10", "1", "0.0200", "1.002"] and moves[4] == "600 ± nan"
+    assert hook.SPLIT_SIM_HEADER.count("|") - 1 == len(plain)
+    (nyt,) = hook.split_merge_nyt_rows(path)
+    assert nyt == ["300", "6,000", "0", "0", "400, 450", "0.148", "0.026",
+                   "`hdp_split_merge.json`"]  # fmt: skip
+    assert hook.SPLIT_NYT_HEADER.count("|") - 1 == len(nyt)
+    assert "On NYT:" in hook.render_split_merge_study(tmp_path)
+    assert "No `hdp_split_merge*.json`" in hook.render_split_merge_study(tmp_path / "x")
+
+
 def test_heldout_table_pairs_the_two_samplers_by_seed(tmp_path):
     hook = _hook()
 
