@@ -28,7 +28,7 @@ Random streams: chain ``c`` owns the xoshiro256+ stream
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,9 @@ from bayeswe.errors import NonFiniteStateError
 from bayeswe.glda.data import GaussianLDAData, GaussianLDADataError
 from bayeswe.glda.hdp_data import HDPGaussianLDAData
 from bayeswe.kernels import hdp_glda as kern
+from bayeswe.kernels import hdp_glda_split_merge as gsm
 from bayeswe.kernels import hdp_lda as hdp_kern
+from bayeswe.kernels import hdp_split_merge as sm
 from bayeswe.kernels.glda import common as glda_common
 from bayeswe.kernels.glda.structs import Corpus as GLDACorpus
 from bayeswe.kernels.glda.structs import Prior, Topics, TopicSums
@@ -47,7 +49,13 @@ from bayeswe.kernels.hdp_structs import Topics as Weights
 from bayeswe.kernels.lda_cgs import init_assignments
 from bayeswe.model_spec import MODELS_DIR, DataField, StanModelSpec
 from bayeswe.options import build_options, check_int
-from bayeswe.samplers.hdp_lda import HDPArgs, HDPChains, hdp_inference_data, run_hdp
+from bayeswe.samplers.hdp_lda import (
+    HDPArgs,
+    HDPChains,
+    hdp_inference_data,
+    run_hdp,
+    run_split_merge,
+)
 from bayeswe.samplers.lda_cgs import chain_stream
 
 __all__ = [
@@ -119,6 +127,9 @@ class HDPGLDAArgs(HDPArgs):
         (default ``(1, 1)`` each); the data's values are the starting values.
     initial_topics
         Topics of the start: tokens spread uniformly at random over them (default 1).
+    split_merge
+        Split-merge proposals per sweep (default 0), as HDP-LDA's
+        (:mod:`bayeswe.kernels.hdp_glda_split_merge`).
     keep_topics
         Record the display arrays of every kept draw (group ``topics``; default ``True``).
         The top words cost ``V`` density evaluations per displayed topic and draw.
@@ -130,11 +141,6 @@ class HDPGLDAArgs(HDPArgs):
     def from_options(cls, options: Mapping[str, Any]) -> HDPGLDAArgs:
         """Build and validate (``ValueError`` naming an unknown option or a bad value)."""
         return build_options(cls, "cgs", options)
-
-    def validate(self) -> None:
-        super().validate()
-        if self.split_merge:
-            raise ValueError("split_merge: hdp_gaussian_lda has no split-merge moves")
 
     def get(self, name: str) -> Any:
         """The option's value, or its default (Gaussian LDA's schedule)."""
@@ -150,6 +156,7 @@ _DEFAULTS: dict[str, Any] = {
     "alpha0_prior": (1.0, 1.0),
     "gamma_prior": (1.0, 1.0),
     "initial_topics": 1,
+    "split_merge": 0,
     "keep_topics": True,
     "checkpoint_every": 100,
 }
@@ -280,6 +287,11 @@ class HDPGLDAState:
     gamma: float
     n_tables: int = 0
     sweeps_done: int = 0
+    #: Scratch of the split-merge moves (never part of the chain's state).
+    split_scratch: sm.Scratch | None = None
+    split_stats: gsm.Stats | None = None
+    #: Split-merge moves accepted, (splits, merges), since the counter was last reset.
+    moves: tuple[int, int] = (0, 0)
 
     @property
     def capacity(self) -> int:
@@ -391,9 +403,9 @@ def _grow(problem: HDPGLDAProblem, state: HDPGLDAState) -> None:
     state.m_k = wider(state.m_k)
 
 
-def step(problem: HDPGLDAProblem, state: HDPGLDAState) -> HDPGLDAState:
+def step(problem: HDPGLDAProblem, state: HDPGLDAState, split_merge: int = 0) -> HDPGLDAState:
     """One sweep (in place): every token, the factors afresh, then tables, concentrations
-    and ``beta``."""
+    and ``beta``, then ``split_merge`` split-merge proposals (:func:`split_merge_moves`)."""
     position, N = 0, problem.n_tokens
     while True:
         position = kern.sweep(
@@ -416,7 +428,42 @@ def step(problem: HDPGLDAProblem, state: HDPGLDAState) -> HDPGLDAState:
     hdp_kern.sample_beta(state.m_k, state.weights, state.gamma, rng)
     state.n_tables = n_tables
     state.sweeps_done += 1
+    split_merge_moves(problem, state, split_merge)
     return state
+
+
+def split_merge_moves(
+    problem: HDPGLDAProblem,
+    state: HDPGLDAState,
+    proposals: int,
+    log_ratio: Callable[[int, float, float], float] | None = None,
+) -> tuple[int, int]:
+    """As :func:`bayeswe.samplers.hdp_lda.split_merge_moves`, with the NIW likelihood
+    (:mod:`bayeswe.kernels.hdp_glda_split_merge`); an accepted move refreshes the
+    topics' factors from the assignments."""
+    if proposals <= 0 or problem.n_tokens < 2:
+        return 0, 0
+    if state.split_scratch is None:
+        state.split_scratch = sm.new_scratch(problem.n_tokens, problem.n_words)
+        state.split_stats = gsm.new_stats(problem.dim)
+    sc, stats = state.split_scratch, state.split_stats
+
+    def propose() -> int:
+        if state.weights.n_free[0] == 0:  # a split needs a free slot
+            _grow(problem, state)
+        return gsm.propose(
+            problem.corpus, problem.word_start, problem.word_order, state.assign,
+            state.weights, state.alpha0, state.gamma, problem.prior, problem.logdet_psi0,
+            state.rng_state, sc, stats,
+        )  # fmt: skip
+
+    def settle(kind: int, accept: bool) -> None:
+        frm, to = sm.settle_slots(state.weights, state.m_k, kind, accept, sc)
+        if frm >= 0:
+            gsm.settle_tokens(problem.glda_corpus.tok_doc, state.assign, frm, to, sc)
+            _refresh_topics(problem, state)
+
+    return run_split_merge(state, proposals, propose, settle, lambda: state.weights, log_ratio)
 
 
 def log_joint(problem: HDPGLDAProblem, state: HDPGLDAState) -> float:
@@ -480,7 +527,9 @@ class HDPGLDASampler(HDPChains):
         schedule: Any,
         initial_topics: int = 1,
         keep_topics: bool = True,
+        split_merge: int = 0,
     ) -> None:
+        self.split_merge = int(split_merge)
         T, D = problem.display, problem.dim
         n_top = min(N_TOP_WORDS, problem.n_words)
         topic_layout = {
@@ -496,7 +545,8 @@ class HDPGLDASampler(HDPChains):
         return init_state(self.problem, self.seed, chain, self.initial_topics)
 
     def sweep(self, state: HDPGLDAState) -> None:
-        step(self.problem, state)
+        state.moves = (0, 0)
+        step(self.problem, state, self.split_merge)
 
     def log_joint(self, state: HDPGLDAState) -> float:
         return log_joint(self.problem, state)
@@ -642,9 +692,13 @@ def sample_hdp_gaussian_lda(
         schedule=schedule,
         initial_topics=args.get("initial_topics"),
         keep_topics=args.get("keep_topics"),
+        split_merge=args.get("split_merge"),
     )
-    run = run_hdp(problem, sampler, args, schedule, chains=chains, seed=seed, settings={})
+    # absent at 0, so that older checkpoints resume
+    extra = {"split_merge": sampler.split_merge} if sampler.split_merge else {}
+    run = run_hdp(problem, sampler, args, schedule, chains=chains, seed=seed, settings=extra)
     return hdp_inference_data(
         HDP_GAUSSIAN_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_gaussian_lda",
         method="cgs", topic_arrays=("topic_tokens", "beta", "mu", "top_words"),
+        extra_attrs={"split_merge": sampler.split_merge},
     )  # fmt: skip

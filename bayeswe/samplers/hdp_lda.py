@@ -664,7 +664,7 @@ class HDPChains:
         return info.lp
 
     def tally(self, info: HDPInfo) -> dict[str, int]:
-        return {"sweep_ns": info.sweep_ns}
+        return {"sweep_ns": info.sweep_ns, "splits": info.moves[0], "merges": info.moves[1]}
 
     @staticmethod
     def scalars_record(state: Any) -> dict[str, Any]:
@@ -718,9 +718,6 @@ class HDPSampler(HDPChains):
             step_alias(self.problem, state, self.rebuild_every, self.split_merge)
         else:
             step(self.problem, state, self.split_merge)
-
-    def tally(self, info: HDPInfo) -> dict[str, int]:
-        return {"sweep_ns": info.sweep_ns, "splits": info.moves[0], "merges": info.moves[1]}
 
     def log_joint(self, state: HDPState) -> float:
         return log_joint(self.problem, state)

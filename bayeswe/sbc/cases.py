@@ -709,10 +709,11 @@ def _hdp_glda_statistics(vectors: NDArray, z: NDArray, m_total: int) -> list[flo
 
 
 def _hdp_glda(
-    step: Callable[..., Any] | None = None,
+    step: Callable[..., Any] | None = None, split_merge: int = 0
 ) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
     """``step``: the sweep to calibrate (default
-    :func:`bayeswe.samplers.hdp_gaussian_lda.step`)."""
+    :func:`bayeswe.samplers.hdp_gaussian_lda.step`), with ``split_merge`` split-merge
+    proposals per sweep."""
 
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         from bayeswe.corpus import BagOfWords, Vocabulary
@@ -721,6 +722,8 @@ def _hdp_glda(
         from bayeswe.samplers import hdp_gaussian_lda as igl
 
         sweep = igl.step if step is None else step
+        if split_merge:
+            sweep = functools.partial(sweep, split_merge=split_merge)
         lengths = np.full(HDP_DOCS, HDP_DOC_LENGTH)
         truth = crf_draw(lengths, HDP_ALPHA0, HDP_GAMMA, rng)
         K, D = truth.n_topics, GLDA_DIM
@@ -899,6 +902,15 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
     "hdp-gaussian-lda-cgs": (
         SBCCase("hdp-gaussian-lda-cgs", _HDP_GLDA_DESIGN, HDP_GLDA_STATS),
         _hdp_glda(),
+    ),
+    "hdp-gaussian-lda-cgs-split-merge": (
+        SBCCase(
+            "hdp-gaussian-lda-cgs-split-merge",
+            _HDP_GLDA_DESIGN + "; 3 split-merge proposals per sweep",
+            HDP_GLDA_STATS,
+            {"split_merge": 3},
+        ),  # fmt: skip
+        _hdp_glda(split_merge=3),
     ),
     "hdp-lda-alias-mh": (
         SBCCase(

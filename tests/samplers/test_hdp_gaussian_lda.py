@@ -160,6 +160,59 @@ def test_a_sampler_with_one_table_per_document_and_topic_misses_the_enumeration(
     assert abs(mean - exact) > 8 * mcse, (mean, exact, mcse)
 
 
+def _split_merge_only(problem: igl.HDPGLDAProblem, state: igl.HDPGLDAState, log_ratio=None):
+    """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals."""
+    rng = state.rng_state
+    hdp_kern.sample_tables(state.assign.n_dk, state.weights.beta, state.alpha0, rng, state.m_k)
+    hdp_kern.sample_beta(state.m_k, state.weights, state.gamma, rng)
+    igl.split_merge_moves(problem, state, 3, log_ratio=log_ratio)
+    return state
+
+
+def test_split_merge_moves_alone_reach_the_enumerated_posterior() -> None:
+    exact = _exact_mean_topics()
+    mean, mcse = _mean_topics(_split_merge_only, sweeps=3000)
+    assert abs(mean - exact) < 4 * mcse, (mean, exact, mcse)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        # the allocation's probability left out (z = -52 at 6,000 sweeps)
+        lambda kind, delta, log_q: delta if kind == 1 else -delta,
+        # the factor gamma (0.7 here) for the new topic left out (z = +27 at 6,000 sweeps)
+        lambda kind, delta, log_q: (delta - log_q - math.log(GAMMA)) * (1 if kind == 1 else -1),
+    ],
+    ids=["no-allocation-probability", "no-gamma"],
+)
+def test_a_wrong_split_merge_ratio_misses_the_enumeration(wrong) -> None:
+    exact = _exact_mean_topics()
+    mean, mcse = _mean_topics(lambda p, s: _split_merge_only(p, s, wrong), sweeps=1500)
+    assert abs(mean - exact) > 8 * mcse, (mean, exact, mcse)
+
+
+def test_split_merge_moves_keep_factors_counts_and_slots_exact() -> None:
+    problem = igl.HDPGLDAProblem.from_data(_data(alpha0=5.0, gamma=5.0))
+    state = igl.init_state(problem, seed=2, chain=0, initial_topics=1)
+    splits = merges = 0
+    for _ in range(30):
+        state.moves = (0, 0)
+        igl.step(problem, state, split_merge=10)
+        igl.check_state(problem, state)  # counts, weights, free slots
+        kept = [np.array(a) for a in state.topics]
+        igl._refresh_topics(problem, state)
+        for name, a, b in zip(state.topics._fields, kept, state.topics, strict=True):
+            assert np.allclose(a, b, rtol=1e-9, atol=1e-9), name
+        assert state.n_tables == state.m_k.sum()
+        splits, merges = splits + state.moves[0], merges + state.moves[1]
+    assert splits > 0 and merges > 0
+    idata = bayeswe.fit(
+        "hdp_gaussian_lda", _data(), method="cgs", seed=1, chains=1, iter_warmup=3,
+        iter_sampling=5, split_merge=5, keep_topics=False,
+    )  # fmt: skip
+    assert idata.attrs["split_merge"] == 5 and "splits_accepted" in idata.attrs
+
+
 def test_the_log_joint_is_the_enumerations_numerator() -> None:
     """``lp`` of a state is log p(z | alpha0 beta) plus the NIW marginals of its blocks."""
     problem = _tiny_problem()

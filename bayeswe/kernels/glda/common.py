@@ -59,6 +59,7 @@ __all__ = [
     "log_joint",
     "log_t",
     "move_copies",
+    "niw_log_marginal",
     "rand_uniform",
     "resync_topics",
     "topic_move",
@@ -541,12 +542,19 @@ def log_joint(
                 out += math.lgamma(c + alpha[k]) - math.lgamma(alpha[k])
         out += math.lgamma(sa) - math.lgamma(nd + sa)
     for k in range(K):
-        n = counts_k[k]
-        nuk = nu0 + n
-        kapk = kappa0 + n
-        out += -0.5 * n * D * _LOG_PI
-        for j in range(D):
-            out += math.lgamma(0.5 * (nuk - j)) - math.lgamma(0.5 * (nu0 - j))
-        out += 0.5 * nu0 * logdet_psi0 - 0.5 * nuk * logdet_k[k]
-        out += 0.5 * D * (math.log(kappa0) - math.log(kapk))
+        out += niw_log_marginal(counts_k[k], logdet_k[k], kappa0, nu0, logdet_psi0, D)
     return out
+
+
+@njit(cache=True, inline="always")
+def niw_log_marginal(
+    n: int, logdet_n: float, kappa0: float, nu0: float, logdet_psi0: float, D: int
+) -> float:
+    """The Normal-inverse-Wishart marginal likelihood of ``n`` vectors whose posterior
+    scale matrix has ``log|Psi_n| = logdet_n`` (Murphy 2012, eq. 4.213)."""
+    nun, kapn = nu0 + n, kappa0 + n
+    out = -0.5 * n * D * _LOG_PI
+    for j in range(D):
+        out += math.lgamma(0.5 * (nun - j)) - math.lgamma(0.5 * (nu0 - j))
+    out += 0.5 * nu0 * logdet_psi0 - 0.5 * nun * logdet_n
+    return out + 0.5 * D * (math.log(kappa0) - math.log(kapn))
