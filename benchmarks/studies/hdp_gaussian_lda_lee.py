@@ -5,7 +5,9 @@ What it measures, and writes to a JSON results file (default
 
 * the posterior number of topics of infinite Gaussian LDA (``hdp_gaussian_lda``,
   direct-assignment collapsed Gibbs, ``alpha0 = gamma = 1``, or with ``--resample`` both
-  resampled under Gamma(1, 1)), chains started from 1 and from 50 topics;
+  resampled under Gamma(1, 1); ``--split-merge P``: with ``P`` split-merge proposals
+  per sweep, and the moves accepted since the last record), chains started from 1 and
+  from 50 topics (``--starts``);
 * the held-out log density of word vectors by document completion: every 10th token of
   each document is held out, and each is scored by
   ``log sum_k theta_dk t_k(v)`` with ``theta_dk`` the posterior mean of the document's
@@ -111,18 +113,23 @@ def run_hdp(data, args, held_doc, held_word, starts) -> dict:
         state = igl.init_state(problem, args.seed, chain, initial_topics=k0)
         trace = {"n_topics": [], "alpha0": [], "gamma": [], "lp": [], "heldout": [], "sweep": []}
         t0 = time.process_time()
+        trace["splits"], trace["merges"] = [], []
         for t in range(args.warmup + args.sampling):
-            igl.step(problem, state)
+            igl.step(problem, state, args.split_merge)
             if t % args.every == args.every - 1 or t == args.warmup + args.sampling - 1:
                 trace["sweep"].append(t + 1)
                 trace["n_topics"].append(state.n_topics)
+                trace["splits"].append(state.moves[0])
+                trace["merges"].append(state.moves[1])
                 trace["alpha0"].append(state.alpha0)
                 trace["gamma"].append(state.gamma)
                 trace["lp"].append(igl.log_joint(problem, state))
                 trace["heldout"].append(_hdp_completion(problem, state, held_doc, held_word))
                 print(f"hdp chain {chain} sweep {t + 1}: K={state.n_topics} "
+                      f"splits={state.moves[0]} merges={state.moves[1]} "
                       f"alpha0={state.alpha0:.2f} gamma={state.gamma:.2f} "
                       f"heldout={trace['heldout'][-1]:.3f}", flush=True)  # fmt: skip
+                state.moves = (0, 0)  # moves accepted per recorded stretch
         trace["cpu_s"] = time.process_time() - t0
         live = np.flatnonzero(state.assign.n_k > 0)
         live = live[np.argsort(-state.assign.n_k[live], kind="stable")]
@@ -172,6 +179,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--starts", default="1,50", help="initial topics of each HDP chain")
     parser.add_argument("--resample", action="store_true", help="resample alpha0 and gamma")
+    parser.add_argument("--split-merge", type=int, default=0,
+                        help="split-merge proposals per HDP sweep")  # fmt: skip
     parser.add_argument("--out", default="benchmarks/studies/hdp_gaussian_lda_lee.json")
     args = parser.parse_args()
     starts = [int(s) for s in args.starts.split(",")]
@@ -231,14 +240,16 @@ def main() -> None:
         "study": "infinite Gaussian LDA on Lee with GloVe 6B 50d",
         "command": "python benchmarks/studies/hdp_gaussian_lda_lee.py "
         f"--warmup {args.warmup} --sampling {args.sampling} --every {args.every} "
-        f"--seed {args.seed} --starts {args.starts}" + (" --resample" if args.resample else ""),
+        f"--seed {args.seed} --starts {args.starts}" + (" --resample" if args.resample else "")
+        + (f" --split-merge {args.split_merge}" if args.split_merge else ""),
         "commit": commit,
         "machine": {"cpu": platform.processor() or platform.machine(), "note": "shared 2-core"},
         "corpus": {"docs": corpus.n_docs, "words": corpus.n_words, "tokens": corpus.n_tokens,
                    "training_tokens": train.n_tokens, "heldout_tokens": int(held_doc.size)},
         "prior": {"nu": prior["nu"], "Psi": "token covariance", "kappa": data.kappa,
                   "mu0": "mean training token vector", "alpha0": 1.0, "gamma": 1.0,
-                  "resampled_under_gamma_1_1": args.resample},
+                  "resampled_under_gamma_1_1": args.resample,
+                  "split_merge_per_sweep": args.split_merge},
         "hdp": {
             "chains": [
                 {k: v for k, v in c.items() if k != "phi"} | {
