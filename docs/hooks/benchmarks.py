@@ -733,12 +733,16 @@ def iglda_rows(path: Path) -> list[list[str]]:
     LDA and word LDA at the HDP's median number of topics (last recorded sweep; held-out
     log density per token averaged over the kept sweeps)."""
     study = json.loads(path.read_text(encoding="utf-8"))
+    moves = study["prior"].get("split_merge_per_sweep", 0)
+    with_moves = f", {moves} split-merge proposals per sweep" if moves else ""
     rows = []
     for chain in study["hdp"]["chains"]:
         rows.append(
             [
                 "infinite Gaussian LDA",
-                f"{chain['initial_topics']} topic" + ("" if chain["initial_topics"] == 1 else "s"),
+                f"{chain['initial_topics']} topic"
+                + ("" if chain["initial_topics"] == 1 else "s")
+                + with_moves,
                 str(_last(chain["sweep"])),
                 str(_last(chain["n_topics"])),
                 f"{_last(chain['lp']):,.0f}",

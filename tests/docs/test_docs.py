@@ -710,6 +710,26 @@ def test_split_merge_tables_summarize_the_seeds_and_the_nyt_chains(tmp_path):
     assert "No `hdp_split_merge*.json`" in hook.render_split_merge_study(tmp_path / "x")
 
 
+def test_infinite_gaussian_lda_rows_name_the_start_and_the_moves(tmp_path):
+    hook = _hook()
+    chain = {"initial_topics": 1, "sweep": [5, 10], "n_topics": [90, 120], "lp": [1.0, 2e6],
+             "heldout_mean_kept": 70.04, "npmi": {"mean": -0.5}, "cpu_s": 12.3}  # fmt: skip
+    glda = {"K": 120, "sweep": [10], "lp": [1.5e6], "heldout_mean_kept": 69.0,
+            "npmi": {"mean": -0.6}, "cpu_s": 4.0}  # fmt: skip
+    study = {"prior": {"split_merge_per_sweep": 50}, "hdp": {"chains": [chain]},
+             "gaussian_lda": glda, "lda": {"K": 120, "npmi": {"mean": 0.1}}}  # fmt: skip
+    path = tmp_path / "hdp_gaussian_lda_lee_x.json"
+    path.write_text(json.dumps(study))
+    hdp, finite, lda = hook.iglda_rows(path)
+    assert hdp[:6] == ["infinite Gaussian LDA", "1 topic, 50 split-merge proposals per sweep",
+                       "10", "120", "2,000,000", "70.0"]  # fmt: skip
+    assert finite[0] == "Gaussian LDA, K = 120" and lda[-2] == "-"
+    study["prior"] = {}  # files written before the option: no moves
+    path.write_text(json.dumps(study))
+    assert hook.iglda_rows(path)[0][1] == "1 topic"
+    assert hook.IGLDA_HEADER.count("|") - 1 == len(hdp)
+
+
 def test_heldout_table_pairs_the_two_samplers_by_seed(tmp_path):
     hook = _hook()
 
