@@ -15,7 +15,7 @@ of whole tables, in the manner of Wang and Blei (2012), is made exact in three p
 2. **Propose** on the tables of those dishes with ``beta`` integrated out. Given the
    seating, the document-level restaurant does not depend on the dishes, so the target
    of the dishes of the tables is the top-level restaurant over tables times the word
-   likelihood of each dish (Teh et al. 2006, eqs. 24-25):
+   likelihood of each dish (Teh et al. 2006, section 5.1):
 
        p(dishes | tables) ∝ gamma^K prod_k Gamma(m_.k) prod_k L_k,
        L_k = Gamma(V eta) / Gamma(n_k + V eta) prod_w Gamma(n_wk + eta) / Gamma(eta).
