@@ -108,9 +108,14 @@ TASKS: dict[str, tuple[tuple[str, str, str, dict[str, Any]], ...]] = {
     "dp_mixture, hdp_lda, hdp_gaussian_lda": (
         ("dp_mixture", "dp_mixture", "cgs", {"heldout": [[0.0, 0.0]]}),
         ("dp_mixture", "dp_multinomial", "cgs", {"heldout": [[1, 0, 2, 0, 0, 1]]}),
-        ("hdp_lda", "hdp_lda", "cgs", {"resample_concentrations": True}),
+        ("hdp_lda", "hdp_lda", "cgs", {"resample_concentrations": True, "split_merge": 2}),
         ("hdp_lda", "hdp_lda", "alias-mh", {"rebuild_every": 2}),
-        ("hdp_gaussian_lda", "gaussian_lda", "cgs", {"resample_concentrations": True}),
+        (
+            "hdp_gaussian_lda",
+            "gaussian_lda",
+            "cgs",
+            {"resample_concentrations": True, "split_merge": 2},
+        ),
     ),
     "lda cgs, cavi, svi": (
         ("lda", "lda", "cgs", {"algorithm": "sparse"}),
