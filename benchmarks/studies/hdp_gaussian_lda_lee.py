@@ -1,7 +1,9 @@
-"""Infinite Gaussian LDA on the Lee corpus with GloVe 6B 50d vectors: a small study.
+"""Infinite Gaussian LDA on the Lee corpus (or mini 20 Newsgroups) with GloVe 6B 50d
+vectors: a small study.
 
 What it measures, and writes to a JSON results file (default
-``benchmarks/studies/hdp_gaussian_lda_lee.json``):
+``benchmarks/studies/hdp_gaussian_lda_lee.json``; ``--corpus newsgroups``: the 200
+posts of gensim's ``mini_newsgroup``, ``benchmarks/studies/hdp_gaussian_lda_newsgroups.json``):
 
 * the posterior number of topics of infinite Gaussian LDA (``hdp_gaussian_lda``,
   direct-assignment collapsed Gibbs, ``alpha0 = gamma = 1``, or with ``--resample`` both
@@ -16,12 +18,13 @@ What it measures, and writes to a JSON results file (default
   averaged over kept sweeps;
 * the same for finite Gaussian LDA (``method="cgs"``) at K = the HDP's posterior median
   number of topics, with ``alpha = alpha0 / K`` (the HDP's posterior mean ``alpha0``);
-* NPMI coherence of each model's topics' 10 top words on the Lee corpus (document
+* NPMI coherence of each model's topics' 10 top words on the corpus (document
   co-occurrence; :func:`bayeswe.lda.evaluation.coherence`), for the HDP's and finite
   Gaussian LDA's last sweep (top words by posterior-predictive density) and for word LDA
   (``lda``, collapsed Gibbs) at the same K on the same training tokens.
 
-Run from the repository root (needs ``bayeswe data fetch lee`` and the GloVe package)::
+Run from the repository root (needs ``bayeswe data fetch lee`` or ``newsgroups`` and the
+GloVe package)::
 
     python benchmarks/studies/hdp_gaussian_lda_lee.py --warmup 150 --sampling 100
 """
@@ -39,7 +42,7 @@ import numpy as np
 
 import bayeswe
 from bayeswe.corpus import ENGLISH_STOPWORDS, BagOfWords, build_vocabulary
-from bayeswe.datasets import load_lee
+from bayeswe.datasets import load_lee, load_newsgroups
 from bayeswe.glda import GaussianLDAData, HDPGaussianLDAData, load_glove, restrict_to_glove
 from bayeswe.kernels import hdp_glda as hdp_kern
 from bayeswe.kernels.glda.common import resync_topics
@@ -181,7 +184,8 @@ def main() -> None:
     parser.add_argument("--resample", action="store_true", help="resample alpha0 and gamma")
     parser.add_argument("--split-merge", type=int, default=0,
                         help="split-merge proposals per HDP sweep")  # fmt: skip
-    parser.add_argument("--out", default="benchmarks/studies/hdp_gaussian_lda_lee.json")
+    parser.add_argument("--corpus", choices=("lee", "newsgroups"), default="lee")
+    parser.add_argument("--out", help="default benchmarks/studies/hdp_gaussian_lda_CORPUS.json")
     args = parser.parse_args()
     starts = [int(s) for s in args.starts.split(",")]
     # the code that runs is the checkout at the start
@@ -191,11 +195,12 @@ def main() -> None:
     except OSError:
         commit = ""
 
-    lee = load_lee()
+    out = args.out or f"benchmarks/studies/hdp_gaussian_lda_{args.corpus}.json"
+    texts = load_lee() if args.corpus == "lee" else load_newsgroups()
     vocab = build_vocabulary(
-        lee.documents, min_count=2, exclude=ENGLISH_STOPWORDS | {"said", "says"}
+        texts.documents, min_count=2, exclude=ENGLISH_STOPWORDS | {"said", "says"}
     )
-    corpus = restrict_to_glove(lee.bag_of_words(vocab))
+    corpus = restrict_to_glove(texts.bag_of_words(vocab))
     vectors = load_glove(corpus.vocabulary)
     train, held_doc, held_word = _split(corpus)
     tokens = vectors[train.tokens()[1]]
@@ -237,15 +242,17 @@ def main() -> None:
         return float(np.mean(np.array(trace[key])[m]))
 
     results = {
-        "study": "infinite Gaussian LDA on Lee with GloVe 6B 50d",
+        "study": f"infinite Gaussian LDA on {texts.name} with GloVe 6B 50d",
         "command": "python benchmarks/studies/hdp_gaussian_lda_lee.py "
-        f"--warmup {args.warmup} --sampling {args.sampling} --every {args.every} "
+        + ("" if args.corpus == "lee" else "--corpus newsgroups ")
+        + f"--warmup {args.warmup} --sampling {args.sampling} --every {args.every} "
         f"--seed {args.seed} --starts {args.starts}" + (" --resample" if args.resample else "")
         + (f" --split-merge {args.split_merge}" if args.split_merge else ""),
         "commit": commit,
         "machine": {"cpu": platform.processor() or platform.machine(), "note": "shared 2-core"},
-        "corpus": {"docs": corpus.n_docs, "words": corpus.n_words, "tokens": corpus.n_tokens,
-                   "training_tokens": train.n_tokens, "heldout_tokens": int(held_doc.size)},
+        "corpus": {"name": args.corpus, "docs": corpus.n_docs, "words": corpus.n_words,
+                   "tokens": corpus.n_tokens, "training_tokens": train.n_tokens,
+                   "heldout_tokens": int(held_doc.size)},
         "prior": {"nu": prior["nu"], "Psi": "token covariance", "kappa": data.kappa,
                   "mu0": "mean training token vector", "alpha0": 1.0, "gamma": 1.0,
                   "resampled_under_gamma_1_1": args.resample,
@@ -269,7 +276,7 @@ def main() -> None:
         "lda": {"K": K, "alpha": alpha0 / K, "beta": 0.01, "npmi": npmi(lda_phi),
                 "top_words": _words(lda_phi, corpus.vocabulary)},
     }  # fmt: skip
-    out = Path(args.out)
+    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out}")

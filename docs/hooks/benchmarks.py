@@ -76,7 +76,9 @@ HDP_PLACEHOLDER = "<!-- hdp-bench-results -->"
 HDP_FILE = "hdp.json"
 IGLDA_PLACEHOLDER = "<!-- hdp-gaussian-lda-lee-study -->"
 STUDIES = Path("benchmarks") / "studies"
-IGLDA_GLOB = "hdp_gaussian_lda_lee*.json"
+IGLDA_GLOB = "hdp_gaussian_lda_*.json"
+#: The corpora of the infinite Gaussian LDA study, by the name its files record.
+IGLDA_CORPORA = {"lee": "Lee", "newsgroups": "mini 20 Newsgroups"}
 CHAINS_PLACEHOLDER = "<!-- hdp-chains-study -->"
 CHAINS_GLOB = "hdp_chains*.json"
 REFACTOR_PLACEHOLDER = "<!-- refactor-speed-study -->"
@@ -734,11 +736,13 @@ def iglda_rows(path: Path) -> list[list[str]]:
     log density per token averaged over the kept sweeps)."""
     study = json.loads(path.read_text(encoding="utf-8"))
     moves = study["prior"].get("split_merge_per_sweep", 0)
+    corpus = IGLDA_CORPORA[study.get("corpus", {}).get("name", "lee")]
     with_moves = f", {moves} split-merge proposals per sweep" if moves else ""
     rows = []
     for chain in study["hdp"]["chains"]:
         rows.append(
             [
+                corpus,
                 "infinite Gaussian LDA",
                 f"{chain['initial_topics']} topic"
                 + ("" if chain["initial_topics"] == 1 else "s")
@@ -755,6 +759,7 @@ def iglda_rows(path: Path) -> list[list[str]]:
     glda, lda = study["gaussian_lda"], study["lda"]
     rows.append(
         [
+            corpus,
             f"Gaussian LDA, K = {glda['K']}",
             "the sampler's default",
             str(_last(glda["sweep"])),
@@ -767,20 +772,20 @@ def iglda_rows(path: Path) -> list[list[str]]:
         ]
     )
     rows.append(
-        [f"word LDA, K = {lda['K']}", "the sampler's default", "-", str(lda["K"]), "-", "-",
+        [corpus, f"word LDA, K = {lda['K']}", "the sampler's default", "-", str(lda["K"]), "-", "-",
          f"{lda['npmi']['mean']:.2f}", "-", f"`{path.name}`"]
     )  # fmt: skip
     return rows
 
 
 IGLDA_HEADER = (
-    "| model | start | sweeps | topics at the end | `lp` at the end "
+    "| corpus | model | start | sweeps | topics at the end | `lp` at the end "
     "| held-out log density per token | NPMI of the 10 top words | CPU s | file |"
 )
 
 
 def render_iglda_study(repo_root: Path) -> str:
-    """The table of every ``benchmarks/studies/hdp_gaussian_lda_lee*.json``."""
+    """The table of every ``benchmarks/studies/hdp_gaussian_lda_*.json``."""
     return _study_table(repo_root, IGLDA_GLOB, IGLDA_HEADER, iglda_rows)
 
 

@@ -717,16 +717,18 @@ def test_infinite_gaussian_lda_rows_name_the_start_and_the_moves(tmp_path):
     glda = {"K": 120, "sweep": [10], "lp": [1.5e6], "heldout_mean_kept": 69.0,
             "npmi": {"mean": -0.6}, "cpu_s": 4.0}  # fmt: skip
     study = {"prior": {"split_merge_per_sweep": 50}, "hdp": {"chains": [chain]},
-             "gaussian_lda": glda, "lda": {"K": 120, "npmi": {"mean": 0.1}}}  # fmt: skip
-    path = tmp_path / "hdp_gaussian_lda_lee_x.json"
+             "gaussian_lda": glda, "lda": {"K": 120, "npmi": {"mean": 0.1}},
+             "corpus": {"name": "newsgroups"}}  # fmt: skip
+    path = tmp_path / "hdp_gaussian_lda_newsgroups.json"
     path.write_text(json.dumps(study))
     hdp, finite, lda = hook.iglda_rows(path)
-    assert hdp[:6] == ["infinite Gaussian LDA", "1 topic, 50 split-merge proposals per sweep",
-                       "10", "120", "2,000,000", "70.0"]  # fmt: skip
-    assert finite[0] == "Gaussian LDA, K = 120" and lda[-2] == "-"
-    study["prior"] = {}  # files written before the option: no moves
+    assert hdp[:7] == ["mini 20 Newsgroups", "infinite Gaussian LDA",
+                       "1 topic, 50 split-merge proposals per sweep", "10", "120", "2,000,000",
+                       "70.0"]  # fmt: skip
+    assert finite[1] == "Gaussian LDA, K = 120" and lda[-2] == "-"
+    del study["prior"]["split_merge_per_sweep"], study["corpus"]  # older files: Lee, no moves
     path.write_text(json.dumps(study))
-    assert hook.iglda_rows(path)[0][1] == "1 topic"
+    assert hook.iglda_rows(path)[0][:3] == ["Lee", "infinite Gaussian LDA", "1 topic"]
     assert hook.IGLDA_HEADER.count("|") - 1 == len(hdp)
 
 
