@@ -26,7 +26,7 @@ A third, :data:`HDP_PLACEHOLDER` (on the HDP-LDA page), becomes the table of
 averaged (:func:`hdp_rows`).
 
 A fourth, :data:`IGLDA_PLACEHOLDER`, becomes the table of the infinite Gaussian LDA
-study files ``benchmarks/studies/hdp_gaussian_lda_lee*.json`` (:func:`render_iglda_study`).
+study files ``benchmarks/studies/hdp_gaussian_lda_*.json`` (:func:`render_iglda_study`).
 
 A fifth, :data:`CHAINS_PLACEHOLDER`, becomes the table of the HDP-LDA diagnosability
 study files ``benchmarks/studies/hdp_chains*.json`` (``bayeswe bench hdp-chains``;
