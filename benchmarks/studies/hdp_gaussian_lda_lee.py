@@ -9,7 +9,9 @@ posts of gensim's ``mini_newsgroup``, ``benchmarks/studies/hdp_gaussian_lda_news
   direct-assignment collapsed Gibbs, ``alpha0 = gamma = 1``, or with ``--resample`` both
   resampled under Gamma(1, 1); ``--split-merge P``: with ``P`` split-merge proposals
   per sweep, and the moves accepted since the last record), chains started from 1 and
-  from 50 topics (``--starts``);
+  from 50 topics (``--starts``); the topics' Normal-inverse-Wishart prior has
+  ``E[Sigma_k]`` = the training tokens' covariance, with ``nu = D + 2`` degrees of
+  freedom or ``--nu``;
 * the held-out log density of word vectors by document completion: every 10th token of
   each document is held out, and each is scored by
   ``log sum_k theta_dk t_k(v)`` with ``theta_dk`` the posterior mean of the document's
@@ -185,6 +187,13 @@ def main() -> None:
     parser.add_argument("--split-merge", type=int, default=0,
                         help="split-merge proposals per HDP sweep")  # fmt: skip
     parser.add_argument("--corpus", choices=("lee", "newsgroups"), default="lee")
+    parser.add_argument(
+        "--nu",
+        type=float,
+        default=None,
+        help="topics' prior degrees of freedom (default D + 2); "
+        "Psi = (nu - D - 1) x the token covariance",
+    )
     parser.add_argument("--out", help="default benchmarks/studies/hdp_gaussian_lda_CORPUS.json")
     args = parser.parse_args()
     starts = [int(s) for s in args.starts.split(",")]
@@ -205,8 +214,12 @@ def main() -> None:
     train, held_doc, held_word = _split(corpus)
     tokens = vectors[train.tokens()[1]]
     D = vectors.shape[1]
-    # the Gaussian LDA example's prior: E[Sigma_k] = Psi / (nu - D - 1) = the token covariance
-    prior = {"nu": D + 2.0, "Psi": np.cov(tokens.T)}
+    # the Gaussian LDA example's prior: E[Sigma_k] = Psi / (nu - D - 1) = the token
+    # covariance; a larger nu holds the topics' covariances nearer to it (broader topics)
+    nu = D + 2.0 if args.nu is None else args.nu
+    if nu <= D + 1:
+        parser.error(f"--nu must exceed D + 1 = {D + 1}")
+    prior = {"nu": nu, "Psi": (nu - D - 1) * np.cov(tokens.T)}
     print(f"{corpus}; training tokens {train.n_tokens}, held out {held_doc.size}", flush=True)
 
     data = HDPGaussianLDAData(train, vectors, gamma=1.0, alpha0=1.0, **prior)
@@ -247,13 +260,14 @@ def main() -> None:
         + ("" if args.corpus == "lee" else "--corpus newsgroups ")
         + f"--warmup {args.warmup} --sampling {args.sampling} --every {args.every} "
         f"--seed {args.seed} --starts {args.starts}" + (" --resample" if args.resample else "")
-        + (f" --split-merge {args.split_merge}" if args.split_merge else ""),
+        + (f" --split-merge {args.split_merge}" if args.split_merge else "")
+        + (f" --nu {args.nu:g}" if args.nu is not None else ""),
         "commit": commit,
         "machine": {"cpu": platform.processor() or platform.machine(), "note": "shared 2-core"},
         "corpus": {"name": args.corpus, "docs": corpus.n_docs, "words": corpus.n_words,
                    "tokens": corpus.n_tokens, "training_tokens": train.n_tokens,
                    "heldout_tokens": int(held_doc.size)},
-        "prior": {"nu": prior["nu"], "Psi": "token covariance", "kappa": data.kappa,
+        "prior": {"nu": prior["nu"], "Psi": "(nu - D - 1) x token covariance", "kappa": data.kappa,
                   "mu0": "mean training token vector", "alpha0": 1.0, "gamma": 1.0,
                   "resampled_under_gamma_1_1": args.resample,
                   "split_merge_per_sweep": args.split_merge},

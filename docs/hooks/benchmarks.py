@@ -733,8 +733,10 @@ def _last(values: list[Any]) -> Any:
 def iglda_rows(path: Path) -> list[list[str]]:
     """Rows of one infinite Gaussian LDA study file: each HDP chain, then finite Gaussian
     LDA and word LDA at the HDP's median number of topics (last recorded sweep; held-out
-    log density per token averaged over the kept sweeps)."""
+    log density per token averaged over the kept sweeps). The Gaussian models' cells
+    name the topics' prior degrees of freedom."""
     study = json.loads(path.read_text(encoding="utf-8"))
+    nu = f"ν = {study['prior']['nu']:g}"
     moves = study["prior"].get("split_merge_per_sweep", 0)
     corpus = IGLDA_CORPORA[study.get("corpus", {}).get("name", "lee")]
     with_moves = f", {moves} split-merge proposals per sweep" if moves else ""
@@ -743,7 +745,7 @@ def iglda_rows(path: Path) -> list[list[str]]:
         rows.append(
             [
                 corpus,
-                "infinite Gaussian LDA",
+                f"infinite Gaussian LDA, {nu}",
                 f"{chain['initial_topics']} topic"
                 + ("" if chain["initial_topics"] == 1 else "s")
                 + with_moves,
@@ -760,7 +762,7 @@ def iglda_rows(path: Path) -> list[list[str]]:
     rows.append(
         [
             corpus,
-            f"Gaussian LDA, K = {glda['K']}",
+            f"Gaussian LDA, K = {glda['K']}, {nu}",
             "the sampler's default",
             str(_last(glda["sweep"])),
             str(glda["K"]),

@@ -710,25 +710,25 @@ def test_split_merge_tables_summarize_the_seeds_and_the_nyt_chains(tmp_path):
     assert "No `hdp_split_merge*.json`" in hook.render_split_merge_study(tmp_path / "x")
 
 
-def test_infinite_gaussian_lda_rows_name_the_start_and_the_moves(tmp_path):
+def test_infinite_gaussian_lda_rows_name_the_start_the_moves_and_the_prior(tmp_path):
     hook = _hook()
     chain = {"initial_topics": 1, "sweep": [5, 10], "n_topics": [90, 120], "lp": [1.0, 2e6],
              "heldout_mean_kept": 70.04, "npmi": {"mean": -0.5}, "cpu_s": 12.3}  # fmt: skip
     glda = {"K": 120, "sweep": [10], "lp": [1.5e6], "heldout_mean_kept": 69.0,
             "npmi": {"mean": -0.6}, "cpu_s": 4.0}  # fmt: skip
-    study = {"prior": {"split_merge_per_sweep": 50}, "hdp": {"chains": [chain]},
+    study = {"prior": {"nu": 52.0, "split_merge_per_sweep": 50}, "hdp": {"chains": [chain]},
              "gaussian_lda": glda, "lda": {"K": 120, "npmi": {"mean": 0.1}},
              "corpus": {"name": "newsgroups"}}  # fmt: skip
     path = tmp_path / "hdp_gaussian_lda_newsgroups.json"
     path.write_text(json.dumps(study))
     hdp, finite, lda = hook.iglda_rows(path)
-    assert hdp[:7] == ["mini 20 Newsgroups", "infinite Gaussian LDA",
+    assert hdp[:7] == ["mini 20 Newsgroups", "infinite Gaussian LDA, ν = 52",
                        "1 topic, 50 split-merge proposals per sweep", "10", "120", "2,000,000",
                        "70.0"]  # fmt: skip
-    assert finite[1] == "Gaussian LDA, K = 120" and lda[-2] == "-"
+    assert finite[1] == "Gaussian LDA, K = 120, ν = 52" and lda[-2] == "-"
     del study["prior"]["split_merge_per_sweep"], study["corpus"]  # older files: Lee, no moves
     path.write_text(json.dumps(study))
-    assert hook.iglda_rows(path)[0][:3] == ["Lee", "infinite Gaussian LDA", "1 topic"]
+    assert hook.iglda_rows(path)[0][:3] == ["Lee", "infinite Gaussian LDA, ν = 52", "1 topic"]
     assert hook.IGLDA_HEADER.count("|") - 1 == len(hdp)
 
 
