@@ -403,7 +403,7 @@ def _check_bench(
         elif action.type is int:
             if action.dest == "seed":
                 _check_seed(option, value)
-            elif "warmup" in action.dest or action.dest == "type_moves":
+            elif "warmup" in action.dest or action.dest in ("type_moves", "split_merge"):
                 _check_int(option, value, 0)
             else:
                 _check_int(option, value, 1)

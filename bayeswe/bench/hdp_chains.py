@@ -8,9 +8,13 @@ every label-free scalar, within 30 minutes on the 2-core machine. The same four 
 
 **Data and model.** The training documents of ``bayeswe bench hdp``'s NYT split
 (:func:`bayeswe.bench.hdp.prepare`, ``--split-seed`` 1: 90 % of the documents, their
-words), ``eta`` 0.01, the concentrations ``alpha0`` and ``gamma`` starting at 1 and
-resampled: ours every sweep under Gamma(1, 1) priors (``resample_concentrations``),
-tomotopy's every 10 iterations (its default ``optim_interval``, its own priors).
+words), ``eta`` 0.01, the concentrations ``alpha0`` and ``gamma`` starting at 1 (or
+``--alpha0``, ``--gamma``) and resampled: ours every sweep under Gamma(1, 1) priors
+(``resample_concentrations``), tomotopy's every 10 iterations (its default
+``optim_interval``, its own priors). ``--fixed-concentrations`` holds both at their
+starting values on both sides (tomotopy's ``optim_interval = 0``); the scalars
+diagnosed are then the three that move. ``--split-merge P`` gives our sweeps ``P``
+split-merge proposals each (``split_merge``; tomotopy has no such moves).
 
 **Ours.** :func:`bayeswe.samplers.hdp_lda.sample_hdp_lda`, ``method="cgs"``, run twice
 with two chains in parallel (``initial_topics`` 1, then 300; seeds ``--seed`` and
@@ -50,19 +54,39 @@ import multiprocessing
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from bayeswe.bench import harness
 
-__all__ = ["build_parser", "check_args", "main", "run"]
+__all__ = ["Prior", "build_parser", "check_args", "main", "run"]
 
 ETA = 0.01
 #: The bars of the question: R-hat of the number of topics, least bulk ESS, seconds.
 RHAT_MAX, ESS_MIN, BUDGET_S = 1.01, 400, 1800.0
 OURS = ("lp", "n_topics", "n_tables", "alpha0", "gamma")
 TOMOTOPY = ("ll_per_word", "live_k", "num_tables", "alpha", "gamma")
+#: How many of each side's scalars move when the concentrations are fixed (the first).
+MOVING_WHEN_FIXED = 3
+
+
+@dataclass(frozen=True)
+class Prior:
+    """The concentrations' starting values and whether they are held fixed."""
+
+    alpha0: float = 1.0
+    gamma: float = 1.0
+    fixed: bool = False
+
+    def scalars(self, names: Sequence[str]) -> tuple[str, ...]:
+        """The scalars diagnosed: all, or those that move when the concentrations are fixed."""
+        return tuple(names[:MOVING_WHEN_FIXED] if self.fixed else names)
+
+    def record(self) -> dict[str, Any]:
+        return {"alpha0": self.alpha0, "gamma": self.gamma,
+                "concentrations": "fixed" if self.fixed else "resampled"}  # fmt: skip
 
 
 def _diagnostics(draws: dict[str, np.ndarray], topics: str, wall_s: float) -> dict[str, Any]:
@@ -86,37 +110,51 @@ def _diagnostics(draws: dict[str, np.ndarray], topics: str, wall_s: float) -> di
     }
 
 
-def _ours(train: Any, starts: Sequence[int], warmup: int, draws: int, seed: int) -> dict:
+def _ours(
+    train: Any, starts: Sequence[int], warmup: int, draws: int, seed: int, prior: Prior,
+    split_merge: int,
+) -> dict:  # fmt: skip
     from bayeswe.dp import HDPLDAData
     from bayeswe.samplers import hdp_lda
 
-    data = HDPLDAData(train, truncation=1, gamma=1.0, alpha0=1.0, eta=ETA)
+    data = HDPLDAData(train, truncation=1, gamma=prior.gamma, alpha0=prior.alpha0, eta=ETA)
     hdp_lda._warm_up_compiler()
-    out: dict[str, list[np.ndarray]] = {k: [] for k in OURS}
+    names = prior.scalars(OURS)
+    out: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    accepted = 0
     wall = 0.0
     for i, k in enumerate(sorted(set(starts))):
         n = starts.count(k)
         idata = hdp_lda.sample_hdp_lda(
             data, chains=n, seed=seed + i, iter_warmup=warmup, iter_sampling=draws, thin=1,
-            initial_topics=k, resample_concentrations=True, keep_topics=False,
-            parallel_chains=n,
+            initial_topics=k, resample_concentrations=not prior.fixed, keep_topics=False,
+            parallel_chains=n, split_merge=split_merge,
         )  # fmt: skip
         wall += float(idata.attrs["wall_time"])
-        for name in OURS:
+        accepted += int(idata.attrs.get("splits_accepted", 0))
+        accepted += int(idata.attrs.get("merges_accepted", 0))
+        for name in names:
             group = idata.sample_stats if name == "lp" else idata.posterior
             out[name].append(group[name].values)
         harness.progress({"ours": f"{n} chains from {k} topics", "wall_s": round(wall, 1)})
     result = _diagnostics({k: np.concatenate(v) for k, v in out.items()}, "n_topics", wall)
+    result["split_merge"] = split_merge
+    if split_merge:
+        result["split_merge_accepted"] = accepted
     harness.progress({"ours": result})  # on stderr before the peer's long run starts
     return result
 
 
-def _tomotopy_chain(train: Any, k: int, seed: int, warmup: int, draws: int) -> np.ndarray:
+def _tomotopy_chain(
+    train: Any, k: int, seed: int, warmup: int, draws: int, prior: Prior
+) -> np.ndarray:
     """(draws, 5): tomotopy's label-free scalars after each kept iteration."""
     import tomotopy as tp
 
-    model = tp.HDPModel(tw=tp.TermWeight.ONE, initial_k=k, alpha=1.0, eta=ETA, gamma=1.0,
-                        seed=seed)  # fmt: skip
+    model = tp.HDPModel(tw=tp.TermWeight.ONE, initial_k=k, alpha=prior.alpha0, eta=ETA,
+                        gamma=prior.gamma, seed=seed)  # fmt: skip
+    if prior.fixed:
+        model.optim_interval = 0  # tomotopy's switch for fixed alpha and gamma
     words = train.vocabulary.words
     _, word = train.tokens()
     for ids in np.split(word, np.cumsum(train.doc_lengths)[:-1]):
@@ -129,17 +167,19 @@ def _tomotopy_chain(train: Any, k: int, seed: int, warmup: int, draws: int) -> n
     return out
 
 
-def _tomotopy(train: Any, starts: Sequence[int], warmup: int, draws: int, seed: int) -> dict:
+def _tomotopy(
+    train: Any, starts: Sequence[int], warmup: int, draws: int, seed: int, prior: Prior
+) -> dict:
     seeds = [seed + c for c in range(len(starts))]
     t0 = time.perf_counter()
     # processes: tomotopy's train holds the GIL, so threads would run one model at a time
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         n = len(starts)
         chains = list(pool.map(_tomotopy_chain, [train] * n, starts, seeds, [warmup] * n,
-                               [draws] * n))  # fmt: skip
+                               [draws] * n, [prior] * n))  # fmt: skip
     wall = time.perf_counter() - t0
     stacked = np.stack(chains)  # (chain, draw, scalar)
-    draws_by_name = {name: stacked[:, :, j] for j, name in enumerate(TOMOTOPY)}
+    draws_by_name = {name: stacked[:, :, j] for j, name in enumerate(prior.scalars(TOMOTOPY))}
     result = _diagnostics(draws_by_name, "live_k", wall)
     result["seeds"] = seeds
     return result
@@ -148,9 +188,12 @@ def _tomotopy(train: Any, starts: Sequence[int], warmup: int, draws: int, seed: 
 def run(
     *, quick: bool = False, warmup: int = 500, draws: int = 1000, seed: int = 1,
     split_seed: int = 1, peer_warmup: int | None = None, peer_draws: int | None = None,
+    prior: Prior | None = None, split_merge: int = 0,
 ) -> dict[str, Any]:  # fmt: skip
     """Run the benchmark and return the JSON-ready result (see the module docstring)."""
     from bayeswe.bench.hdp import prepare
+
+    prior = Prior() if prior is None else prior
 
     if quick:
         from bayeswe.dp import simulate_hdp_lda
@@ -163,12 +206,12 @@ def run(
 
         train = prepare(load_nyt(download=True), split_seed).train
         ours_starts, peer_starts, corpus = [1, 1, 300, 300], [2, 2, 300, 300], "nyt"
-    ours = _ours(train, ours_starts, warmup, draws, seed)
+    ours = _ours(train, ours_starts, warmup, draws, seed, prior, split_merge)
     peer_warmup = warmup if peer_warmup is None else peer_warmup
     peer_draws = draws if peer_draws is None else peer_draws
-    peer = _tomotopy(train, peer_starts, peer_warmup, peer_draws, seed)
+    peer = _tomotopy(train, peer_starts, peer_warmup, peer_draws, seed, prior)
     harness.progress({"tomotopy_wall_s": round(peer["wall_s"], 1)})
-    summary: dict[str, Any] = {"corpus": corpus}
+    summary: dict[str, Any] = {"corpus": corpus, **prior.record(), "split_merge": split_merge}
     for key in ("rhat_n_topics", "ess_bulk_min", "wall_s", "diagnosable"):
         summary[key] = ours[key]
         summary[f"tomotopy_{key}"] = peer[key]
@@ -176,7 +219,8 @@ def run(
     return {
         "summary": summary, "quick": quick, "seed": seed, "split_seed": split_seed,
         "warmup": warmup, "draws": draws, "peer_warmup": peer_warmup,
-        "peer_draws": peer_draws, "eta": ETA, "train_docs": train.n_docs,
+        "peer_draws": peer_draws, "eta": ETA, **prior.record(), "split_merge": split_merge,
+        "train_docs": train.n_docs,
         "train_tokens": train.n_tokens, "starts": {"bayeswe": ours_starts,
         "tomotopy": peer_starts}, "bars": {"rhat_max": RHAT_MAX, "ess_min": ESS_MIN,
         "budget_s": BUDGET_S}, "bayeswe": ours, "tomotopy": peer,
@@ -196,12 +240,22 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="tomotopy's iterations kept (default: --draws)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1, help="first seed (1)")
     parser.add_argument("--split-seed", type=int, default=1, help="held-out split seed (1)")
+    parser.add_argument("--alpha0", type=float, default=1.0,
+                        help="the document-level concentration at the start (1)")  # fmt: skip
+    parser.add_argument("--gamma", type=float, default=1.0,
+                        help="the top-level concentration at the start (1)")  # fmt: skip
+    parser.add_argument("--fixed-concentrations", action="store_true",
+                        help="hold alpha0 and gamma fixed on both sides "
+                        "(default: resampled)")  # fmt: skip
+    parser.add_argument("--split-merge", type=int, default=0,
+                        help="our split-merge proposals per sweep (0)")  # fmt: skip
     return parser
 
 
 def check_args(args: argparse.Namespace) -> None:
     """``ValueError`` (the CLI's exit 2, before anything runs) for fewer than 4 kept
-    iterations on either side: R-hat splits each chain in halves of at least 2."""
+    iterations on either side: R-hat splits each chain in halves of at least 2. (The
+    CLI's own checks refuse concentrations that are not positive and negative counts.)"""
     for name in ("draws", "peer_draws"):
         value = getattr(args, name)
         if value is not None and value < 4:
@@ -224,6 +278,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             split_seed=args.split_seed,
             peer_warmup=args.peer_warmup,
             peer_draws=args.peer_draws,
+            prior=Prior(args.alpha0, args.gamma, args.fixed_concentrations),
+            split_merge=args.split_merge,
         ),  # fmt: skip
         argv=argv,
         peers=("tomotopy",),

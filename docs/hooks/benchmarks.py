@@ -798,8 +798,13 @@ CHAINS_HEADER = (
 
 
 def chains_rows(path: Path) -> list[list[str]]:
-    """One row per side of a ``bench hdp-chains`` file."""
+    """One row per side of a ``bench hdp-chains`` file; the corpus cell names fixed
+    concentrations, our sampler's cell its split-merge proposals (files without these
+    keys: resampled, none)."""
     data = json.loads(path.read_text(encoding="utf-8"))
+    corpus = data["summary"]["corpus"]
+    if data.get("concentrations") == "fixed":
+        corpus += f", α0 = {data['alpha0']:g} and γ = {data['gamma']:g} fixed"
     rows = []
     for side, prefix in (("bayeswe", ""), ("tomotopy", "peer_")):
         d = data[side]
@@ -807,8 +812,12 @@ def chains_rows(path: Path) -> list[list[str]]:
         # tomotopy's own iterations when the run gave it fewer (--peer-warmup/--peer-draws)
         warmup = data.get(f"{prefix}warmup", data["warmup"])
         draws = data.get(f"{prefix}draws", data["draws"])
+        sampler = side
+        if d.get("split_merge"):
+            sampler += (f", {d['split_merge']} split-merge proposals per sweep "
+                        f"({d['split_merge_accepted']} accepted)")  # fmt: skip
         rows.append([
-            side, data["summary"]["corpus"], ", ".join(map(str, data["starts"][side])),
+            sampler, corpus, ", ".join(map(str, data["starts"][side])),
             f"{warmup} + {draws}", f"{d['rhat_n_topics']:.3f}",
             f"{d['ess_bulk_min']:.0f} (`{worst}`)",
             ", ".join(f"{x:g}" for x in d["live_topics_by_chain"]), f"{d['wall_s']:.0f}",

@@ -48,6 +48,10 @@ SUMMARY_KEYS: dict[str, set[str]] = {
     },
     "hdp-chains": {
         "corpus",
+        "alpha0",
+        "gamma",
+        "concentrations",
+        "split_merge",
         "live_topics",
         *(
             f"{side}{key}"

@@ -31,6 +31,20 @@ def test_quick_bench_reports_both_sides_diagnostics(run_bench) -> None:
     assert summary["wall_s"] > 0 and summary["tomotopy_wall_s"] > 0
 
 
+def test_fixed_concentrations_diagnose_the_scalars_that_move(run_bench) -> None:
+    result = run_bench(
+        "hdp-chains", "--quick", "--peer-warmup", "4", "--peer-draws", "8",
+        "--fixed-concentrations", "--alpha0", "2", "--gamma", "0.5", "--split-merge", "3",
+    )  # fmt: skip
+    summary = check_result(result, "hdp-chains")
+    assert (summary["alpha0"], summary["gamma"], summary["concentrations"]) == (2, 0.5, "fixed")
+    assert (result["alpha0"], result["gamma"], result["split_merge"]) == (2, 0.5, 3)
+    assert set(result["bayeswe"]["rhat"]) == {"lp", "n_topics", "n_tables"}
+    assert set(result["tomotopy"]["rhat"]) == {"ll_per_word", "live_k", "num_tables"}
+    assert result["bayeswe"]["split_merge"] == 3
+    assert 0 <= result["bayeswe"]["split_merge_accepted"] <= 4 * 40 * 3
+
+
 def test_verdict_needs_every_bar() -> None:
     rng = np.random.default_rng(1)
     mixed = {"k": rng.normal(size=(4, 2000)), "x": rng.normal(size=(4, 2000))}
@@ -43,7 +57,11 @@ def test_verdict_needs_every_bar() -> None:
     assert not bench._diagnostics(short, "k", 10.0)["diagnosable"]
 
 
-@pytest.mark.parametrize("argv", [["--draws", "3"], ["--peer-draws", "2"], ["--warmup", "-1"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["--draws", "3"], ["--peer-draws", "2"], ["--warmup", "-1"], ["--gamma", "0"],
+     ["--alpha0", "nan"], ["--split-merge", "-1"]],
+)  # fmt: skip
 def test_bad_iterations_exit_2_before_anything_runs(argv, capsys) -> None:
     from bayeswe.cli import main
 

@@ -573,6 +573,14 @@ def test_chains_table_reads_both_sides_from_the_file(tmp_path):
     assert theirs[3:6] == ["100 + 200", "1.300", "12 (`live_k`)"] and theirs[8] == "no"
     assert "| tomotopy | nyt |" in hook.render_chains_study(tmp_path)
     assert "No `hdp_chains*.json`" in hook.render_chains_study(tmp_path / "missing")
+    # fixed concentrations and split-merge proposals are named where they apply
+    study |= {"concentrations": "fixed", "alpha0": 5.0, "gamma": 0.3}
+    study["bayeswe"] = side | {"split_merge": 10, "split_merge_accepted": 7}
+    (tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json").write_text(json.dumps(study))
+    ours, theirs = hook.chains_rows(tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json")
+    assert ours[:2] == ["bayeswe, 10 split-merge proposals per sweep (7 accepted)",
+                        "nyt, α0 = 5 and γ = 0.3 fixed"]  # fmt: skip
+    assert theirs[:2] == ["tomotopy", "nyt, α0 = 5 and γ = 0.3 fixed"]
 
 
 def test_refactor_table_pairs_the_two_sides_of_each_metric(tmp_path):
