@@ -68,8 +68,8 @@ ETA = 0.01
 RHAT_MAX, ESS_MIN, BUDGET_S = 1.01, 400, 1800.0
 OURS = ("lp", "n_topics", "n_tables", "alpha0", "gamma")
 TOMOTOPY = ("ll_per_word", "live_k", "num_tables", "alpha", "gamma")
-#: How many of each side's scalars move when the concentrations are fixed (the first).
-MOVING_WHEN_FIXED = 3
+#: Each side's names for the concentrations, left out of the diagnostics when they are fixed.
+CONCENTRATIONS = frozenset({"alpha0", "alpha", "gamma"})
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class Prior:
 
     def scalars(self, names: Sequence[str]) -> tuple[str, ...]:
         """The scalars diagnosed: all, or those that move when the concentrations are fixed."""
-        return tuple(names[:MOVING_WHEN_FIXED] if self.fixed else names)
+        return tuple(n for n in names if not (self.fixed and n in CONCENTRATIONS))
 
     def record(self) -> dict[str, Any]:
         return {"alpha0": self.alpha0, "gamma": self.gamma,
@@ -179,7 +179,7 @@ def _tomotopy(
                                [draws] * n, [prior] * n))  # fmt: skip
     wall = time.perf_counter() - t0
     stacked = np.stack(chains)  # (chain, draw, scalar)
-    draws_by_name = {name: stacked[:, :, j] for j, name in enumerate(prior.scalars(TOMOTOPY))}
+    draws_by_name = {name: stacked[:, :, TOMOTOPY.index(name)] for name in prior.scalars(TOMOTOPY)}
     result = _diagnostics(draws_by_name, "live_k", wall)
     result["seeds"] = seeds
     return result

@@ -45,6 +45,15 @@ def test_fixed_concentrations_diagnose_the_scalars_that_move(run_bench) -> None:
     assert 0 <= result["bayeswe"]["split_merge_accepted"] <= 4 * 40 * 3
 
 
+def test_fixed_concentrations_leave_out_the_concentrations_by_name() -> None:
+    fixed, resampled = bench.Prior(fixed=True), bench.Prior()
+    assert fixed.scalars(bench.OURS) == ("lp", "n_topics", "n_tables")
+    assert fixed.scalars(bench.TOMOTOPY) == ("ll_per_word", "live_k", "num_tables")
+    # by name, not position: a reordered tuple keeps the same scalars
+    assert fixed.scalars(("gamma", "lp", "alpha0", "n_topics")) == ("lp", "n_topics")
+    assert resampled.scalars(bench.OURS) == bench.OURS
+
+
 def test_verdict_needs_every_bar() -> None:
     rng = np.random.default_rng(1)
     mixed = {"k": rng.normal(size=(4, 2000)), "x": rng.normal(size=(4, 2000))}
