@@ -41,7 +41,8 @@ about our side, and tomotopy's verdict against them is reported beside.
 of topics at most 1.01, ``ess_bulk_min`` at least 400 and ``wall_s`` at most 1800), and
 the same with the prefix ``tomotopy_`` (``tomotopy_wall_s``: its four models' wall
 time, two at a time in processes); ``live_topics`` (mean over the kept draws, per
-side), and per side every scalar's R-hat, bulk ESS and kept draws per chain. ``--quick``:
+side), and per side every scalar's R-hat, bulk ESS, mean by chain
+(``mean_by_chain``) and kept draws per chain. ``--quick``:
 a simulated corpus (100 documents of 30 tokens, V = 200), starts 1 and 20 topics
 (tomotopy 2 and 20), 20 + 20 iterations (tomotopy's as ``--peer-warmup``/``--peer-draws``
 say, if given).
@@ -106,6 +107,10 @@ def _diagnostics(draws: dict[str, np.ndarray], topics: str, wall_s: float) -> di
         "draws_per_chain": int(np.shape(draws[topics])[1]),
         "live_topics": float(np.mean(draws[topics])),
         "live_topics_by_chain": np.asarray(draws[topics]).mean(axis=1).round(1).tolist(),
+        # which start's region sits higher: the log joint of each chain, beside its topics
+        "mean_by_chain": {
+            k: np.asarray(v, dtype=np.float64).mean(axis=1).tolist() for k, v in draws.items()
+        },  # fmt: skip
         "diagnosable": bool(rhat[topics] <= RHAT_MAX and ess_min >= ESS_MIN and wall_s <= BUDGET_S),
     }
 

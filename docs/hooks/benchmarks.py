@@ -793,8 +793,12 @@ def render_iglda_study(repo_root: Path) -> str:
 
 CHAINS_HEADER = (
     "| sampler | corpus | starts (topics) | warm-up + kept | R-hat of the live topics "
-    "| least bulk ESS (scalar) | live topics by chain | wall s | diagnosable | file |"
+    "| least bulk ESS (scalar) | live topics by chain | log joint per token by chain "
+    "| wall s | diagnosable | file |"
 )
+#: Each side's log joint, compared across its own chains only: ours ``lp`` (the collapsed
+#: log joint, divided here by the training tokens), tomotopy's ``ll_per_word``.
+_LOG_JOINT = {"bayeswe": "lp", "tomotopy": "ll_per_word"}
 
 
 def chains_rows(path: Path) -> list[list[str]]:
@@ -808,6 +812,13 @@ def chains_rows(path: Path) -> list[list[str]]:
     rows = []
     for side, prefix in (("bayeswe", ""), ("tomotopy", "peer_")):
         d = data[side]
+        # files written before the per-chain means were kept show a dash
+        log_joint = d.get("mean_by_chain", {}).get(_LOG_JOINT[side])
+        if log_joint is None:
+            log_joint_cell = "–"
+        else:
+            per = data["train_tokens"] if side == "bayeswe" else 1
+            log_joint_cell = ", ".join(f"{x / per:.3f}" for x in log_joint)
         worst = min(d["ess_bulk"], key=d["ess_bulk"].get)
         # tomotopy's own iterations when the run gave it fewer (--peer-warmup/--peer-draws)
         warmup = data.get(f"{prefix}warmup", data["warmup"])
@@ -820,7 +831,8 @@ def chains_rows(path: Path) -> list[list[str]]:
             sampler, corpus, ", ".join(map(str, data["starts"][side])),
             f"{warmup} + {draws}", f"{d['rhat_n_topics']:.3f}",
             f"{d['ess_bulk_min']:.0f} (`{worst}`)",
-            ", ".join(f"{x:g}" for x in d["live_topics_by_chain"]), f"{d['wall_s']:.0f}",
+            ", ".join(f"{x:g}" for x in d["live_topics_by_chain"]), log_joint_cell,
+            f"{d['wall_s']:.0f}",
             "yes" if d["diagnosable"] else "no", f"`{path.name}`",
         ])  # fmt: skip
     return rows

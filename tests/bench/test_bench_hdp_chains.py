@@ -23,6 +23,8 @@ def test_quick_bench_reports_both_sides_diagnostics(run_bench) -> None:
         assert set(diag["rhat"]) == set(diag["ess_bulk"]) == set(scalars)
         assert diag["ess_bulk_min"] == min(diag["ess_bulk"].values())
         assert len(diag["live_topics_by_chain"]) == 4
+        assert set(diag["mean_by_chain"]) == set(scalars)
+        assert all(len(means) == 4 for means in diag["mean_by_chain"].values())
         assert np.isfinite(list(diag["rhat"].values())).all()
     assert summary["rhat_n_topics"] == result["bayeswe"]["rhat"]["n_topics"]
     assert summary["tomotopy_rhat_n_topics"] == result["tomotopy"]["rhat"]["live_k"]
@@ -60,6 +62,8 @@ def test_verdict_needs_every_bar() -> None:
     assert bench._diagnostics(mixed, "k", 10.0)["diagnosable"]
     assert not bench._diagnostics(mixed, "k", 2000.0)["diagnosable"]  # over the budget
     apart = dict(mixed, k=mixed["k"] + np.arange(4)[:, None])  # chains disagree
+    means = bench._diagnostics(apart, "k", 10.0)["mean_by_chain"]["k"]
+    np.testing.assert_allclose(means, apart["k"].mean(axis=1))
     assert bench._diagnostics(apart, "k", 10.0)["rhat_n_topics"] > 1.01
     assert not bench._diagnostics(apart, "k", 10.0)["diagnosable"]
     short = {k: v[:, :50] for k, v in mixed.items()}  # too few draws for ESS 400

@@ -569,8 +569,9 @@ def test_chains_table_reads_both_sides_from_the_file(tmp_path):
     (tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json").write_text(json.dumps(study))
     ours, theirs = hook.chains_rows(tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json")
     assert ours == ["bayeswe", "nyt", "1, 300", "500 + 1000", "1.004", "410 (`gamma`)",
-                    "80.5, 81, 79.9, 80.2", "1234", "yes", "`hdp_chains_nyt.json`"]  # fmt: skip
-    assert theirs[3:6] == ["100 + 200", "1.300", "12 (`live_k`)"] and theirs[8] == "no"
+                    "80.5, 81, 79.9, 80.2", "–", "1234", "yes",
+                    "`hdp_chains_nyt.json`"]  # fmt: skip
+    assert theirs[3:6] == ["100 + 200", "1.300", "12 (`live_k`)"] and theirs[9] == "no"
     assert "| tomotopy | nyt |" in hook.render_chains_study(tmp_path)
     assert "No `hdp_chains*.json`" in hook.render_chains_study(tmp_path / "missing")
     # fixed concentrations and split-merge proposals are named where they apply
@@ -581,6 +582,14 @@ def test_chains_table_reads_both_sides_from_the_file(tmp_path):
     assert ours[:2] == ["bayeswe, 10 split-merge proposals per sweep (7 accepted)",
                         "nyt, α0 = 5 and γ = 0.3 fixed"]  # fmt: skip
     assert theirs[:2] == ["tomotopy", "nyt, α0 = 5 and γ = 0.3 fixed"]
+    # the log joint by chain: ours per training token, tomotopy's already per word
+    study["train_tokens"] = 1000
+    study["bayeswe"]["mean_by_chain"] = {"lp": [-8000.0, -8001.5, -7900.0, -7899.25]}
+    study["tomotopy"] = peer | {"mean_by_chain": {"ll_per_word": [-8.1, -8.0, -7.9, -7.95]}}
+    (tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json").write_text(json.dumps(study))
+    ours, theirs = hook.chains_rows(tmp_path / "benchmarks" / "studies" / "hdp_chains_nyt.json")
+    assert ours[7] == "-8.000, -8.002, -7.900, -7.899"
+    assert theirs[7] == "-8.100, -8.000, -7.900, -7.950"
 
 
 def test_refactor_table_pairs_the_two_sides_of_each_metric(tmp_path):
