@@ -110,7 +110,7 @@ def _diagnostics(draws: dict[str, np.ndarray], topics: str, wall_s: float) -> di
         # which start's region sits higher: the log joint of each chain, beside its topics
         "mean_by_chain": {
             k: np.asarray(v, dtype=np.float64).mean(axis=1).tolist() for k, v in draws.items()
-        },  # fmt: skip
+        },
         "diagnosable": bool(rhat[topics] <= RHAT_MAX and ess_min >= ESS_MIN and wall_s <= BUDGET_S),
     }
 
