@@ -53,6 +53,7 @@ from bayeswe.samplers.hdp_lda import (
     HDPArgs,
     HDPChains,
     hdp_inference_data,
+    initial_topics_by_chain,
     run_hdp,
     run_split_merge,
 )
@@ -126,7 +127,8 @@ class HDPGLDAArgs(HDPArgs):
         Gamma priors ``(shape, rate)`` of ``alpha0`` and ``gamma`` when resampled
         (default ``(1, 1)`` each); the data's values are the starting values.
     initial_topics
-        Topics of the start: tokens spread uniformly at random over them (default 1).
+        Topics of the start: tokens spread uniformly at random over them (default 1),
+        or one number per chain, as HDP-LDA's.
     split_merge
         Split-merge proposals per sweep (default 0), as HDP-LDA's
         (:mod:`bayeswe.kernels.hdp_glda_split_merge`).
@@ -525,7 +527,7 @@ class HDPGLDASampler(HDPChains):
         *,
         seed: int,
         schedule: Any,
-        initial_topics: int = 1,
+        initial_topics: int | tuple[int, ...] = 1,
         keep_topics: bool = True,
         split_merge: int = 0,
     ) -> None:
@@ -542,7 +544,7 @@ class HDPGLDASampler(HDPChains):
                          keep_topics=keep_topics, topic_layout=topic_layout)  # fmt: skip
 
     def init(self, chain: int) -> HDPGLDAState:
-        return init_state(self.problem, self.seed, chain, self.initial_topics)
+        return init_state(self.problem, self.seed, chain, self.topics_at_start(chain))
 
     def sweep(self, state: HDPGLDAState) -> None:
         state.moves = (0, 0)
@@ -690,7 +692,7 @@ def sample_hdp_gaussian_lda(
         problem,
         seed=seed,
         schedule=schedule,
-        initial_topics=args.get("initial_topics"),
+        initial_topics=initial_topics_by_chain(args.get("initial_topics"), chains),
         keep_topics=args.get("keep_topics"),
         split_merge=args.get("split_merge"),
     )
@@ -700,5 +702,6 @@ def sample_hdp_gaussian_lda(
     return hdp_inference_data(
         HDP_GAUSSIAN_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_gaussian_lda",
         method="cgs", topic_arrays=("topic_tokens", "beta", "mu", "top_words"),
-        extra_attrs={"split_merge": sampler.split_merge},
+        extra_attrs={"split_merge": sampler.split_merge,
+                     "initial_topics": sampler.initial_topics},
     )  # fmt: skip

@@ -38,7 +38,7 @@ import hashlib
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -102,6 +102,34 @@ def _check_prior(name: str, value: Any) -> None:
         raise ValueError(f"{name} must be two positive numbers (shape, rate), got {value!r}")
 
 
+def _check_initial_topics(value: Any) -> None:
+    """``initial_topics``: a positive integer, or a non-empty sequence of them."""
+    if value is None or isinstance(value, (int, np.integer)):
+        check_int("initial_topics", value, minimum=1)
+        return
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise ValueError(
+            f"initial_topics must be an integer or one integer per chain, got {value!r}"
+        )
+    if len(value) == 0:
+        raise ValueError("initial_topics must name at least one chain's topics, got []")
+    for k in value:
+        check_int("initial_topics", k, minimum=1)
+
+
+def initial_topics_by_chain(value: int | Sequence[int], chains: int) -> int | tuple[int, ...]:
+    """``value`` as the samplers take it: one integer for every chain, or one per chain
+    (``ValueError`` when a sequence's length is not ``chains``)."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if len(value) != chains:
+        raise ValueError(
+            f"initial_topics has {len(value)} entries for {chains} chains; give one per "
+            "chain or a single number"
+        )
+    return tuple(int(k) for k in value)
+
+
 @dataclass(frozen=True, kw_only=True)
 class HDPArgs:
     """Options of ``method="cgs"`` for ``hdp_lda``; ``None`` means the default given here.
@@ -117,7 +145,9 @@ class HDPArgs:
         Gamma priors ``(shape, rate)`` of ``alpha0`` and ``gamma`` when resampled
         (default ``(1, 1)`` each); the data's values are the starting values.
     initial_topics
-        Topics of the start: tokens spread uniformly at random over them (default 1).
+        Topics of the start: tokens spread uniformly at random over them (default 1);
+        one number per chain (e.g. ``[1, 1, 300, 300]``) starts the chains apart, so
+        that R-hat on ``n_topics`` tells whether they meet.
     split_merge
         Split-merge proposals per sweep (default 0: token moves only), each on the
         tables of one or two topics (:mod:`bayeswe.kernels.hdp_split_merge`): topics
@@ -136,7 +166,7 @@ class HDPArgs:
     resample_concentrations: bool | None = None
     alpha0_prior: tuple[float, float] | None = None
     gamma_prior: tuple[float, float] | None = None
-    initial_topics: int | None = None
+    initial_topics: int | Sequence[int] | None = None
     split_merge: int | None = None
     keep_topics: bool | None = None
     parallel_chains: int | None = None
@@ -153,7 +183,7 @@ class HDPArgs:
 
     def validate(self) -> None:
         check_run_options(self)
-        check_int("initial_topics", self.initial_topics, minimum=1)
+        _check_initial_topics(self.initial_topics)
         check_int("split_merge", self.split_merge, minimum=0)
         check_bool("resample_concentrations", self.resample_concentrations)
         check_bool("keep_topics", self.keep_topics)
@@ -608,21 +638,31 @@ class HDPChains:
         *,
         seed: int,
         schedule: Any,
-        initial_topics: int,
+        initial_topics: int | tuple[int, ...],
         keep_topics: bool,
         topic_layout: dict[str, Any],
     ) -> None:
         """``topic_layout``: the shapes and dtypes of :meth:`topic_summary`'s arrays,
-        recorded on kept sweeps when ``keep_topics``."""
+        recorded on kept sweeps when ``keep_topics``; ``initial_topics``: one number for
+        every chain or a tuple, one per chain."""
         self.problem = problem
         self.seed = int(seed)
         self.schedule = schedule
-        self.initial_topics = int(initial_topics)
+        self.initial_topics = (
+            int(initial_topics)
+            if isinstance(initial_topics, (int, np.integer))
+            else tuple(int(k) for k in initial_topics)
+        )
         self.keep_topics = bool(keep_topics)
         self.layout: dict[str, Any] = {"lp": ((), np.float64)}
         self.layout |= {name: ((), np.float64) for name in _SCALARS}
         if keep_topics:
             self.layout |= topic_layout
+
+    def topics_at_start(self, chain: int) -> int:
+        """The number of topics chain ``chain`` starts from."""
+        k = self.initial_topics
+        return k if isinstance(k, int) else k[chain]
 
     def sweep(self, state: Any) -> None:
         """One sweep in place."""
@@ -688,7 +728,7 @@ class HDPSampler(HDPChains):
         *,
         seed: int,
         schedule: Any,
-        initial_topics: int = 1,
+        initial_topics: int | tuple[int, ...] = 1,
         keep_topics: bool = True,
         method: str = "cgs",
         rebuild_every: int | None = None,
@@ -710,7 +750,7 @@ class HDPSampler(HDPChains):
                          keep_topics=keep_topics, topic_layout=topic_layout)  # fmt: skip
 
     def init(self, chain: int) -> HDPState:
-        return init_state(self.problem, self.seed, chain, self.initial_topics)
+        return init_state(self.problem, self.seed, chain, self.topics_at_start(chain))
 
     def sweep(self, state: HDPState) -> None:
         state.moves = (0, 0)
@@ -889,7 +929,7 @@ def sample_hdp_lda(
         problem,
         seed=seed,
         schedule=schedule,
-        initial_topics=args.get("initial_topics"),
+        initial_topics=initial_topics_by_chain(args.get("initial_topics"), chains),
         keep_topics=args.get("keep_topics"),
         method=method,
         rebuild_every=getattr(args, "rebuild_every", None),
@@ -902,7 +942,8 @@ def sample_hdp_lda(
     return hdp_inference_data(
         HDP_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_lda", method=method,
         topic_arrays=("topic_tokens", "beta", "phi"),
-        extra_attrs={"split_merge": sampler.split_merge},
+        extra_attrs={"split_merge": sampler.split_merge,
+                     "initial_topics": sampler.initial_topics},
     )  # fmt: skip
 
 
@@ -931,7 +972,13 @@ def run_hdp(
             "resample": problem.resample,
             "alpha0_prior": list(problem.alpha0_prior),
             "gamma_prior": list(problem.gamma_prior),
-            "initial_topics": sampler.initial_topics,
+            # one number stays a number, so that checkpoints written before per-chain
+            # starts resume
+            "initial_topics": (
+                sampler.initial_topics
+                if isinstance(sampler.initial_topics, int)
+                else list(sampler.initial_topics)
+            ),
             "keep_topics": sampler.keep_topics,
             "display": problem.display,
             **settings,

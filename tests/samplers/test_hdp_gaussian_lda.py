@@ -3,6 +3,7 @@ tiny corpus, a wrong sampler caught, output, reproducibility and errors."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import arviz as az
@@ -339,9 +340,22 @@ def test_empty_documents_and_foreign_data_are_refused() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"initial_topics": 0}, {"gamma_prior": (1.0, -1.0)}, {"keep_topics": "yes"}, {"tau": 1}],
-)
+    [{"initial_topics": 0}, {"gamma_prior": (1.0, -1.0)}, {"keep_topics": "yes"}, {"tau": 1},
+     {"initial_topics": [1, 2]}],
+)  # fmt: skip
 def test_bad_options_fail_before_anything_runs(options) -> None:
     data = HDPGaussianLDAData(_bow(), np.eye(3)[:, :2] + 0.1)
     with pytest.raises(ValueError):
         igl.sample_hdp_gaussian_lda(data, seed=1, chains=1, iter_sampling=2, **options)
+
+
+def test_per_chain_starts_give_each_chain_the_draws_of_its_single_start_run() -> None:
+    data = HDPGaussianLDAData(_bow(), np.eye(3)[:, :2] + 0.1)
+    run = {"seed": 5, "chains": 2, "iter_warmup": 3, "iter_sampling": 5, "thin": 1}
+    mixed = igl.sample_hdp_gaussian_lda(data, initial_topics=[3, 1], **run)
+    assert json.loads(mixed.attrs["initial_topics"]) == [3, 1]  # attrs hold JSON
+    for k, chain in ((3, 0), (1, 1)):
+        single = igl.sample_hdp_gaussian_lda(data, initial_topics=k, **run)
+        for name, value in single.posterior.data_vars.items():
+            got = mixed.posterior[name].isel(chain=chain).values
+            assert np.array_equal(value.isel(chain=chain).values, got), name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import math
 
 import arviz as az
@@ -14,6 +15,7 @@ import bayeswe
 from bayeswe.corpus import BagOfWords, Vocabulary
 from bayeswe.dp import HDPLDAData, simulate_hdp_lda
 from bayeswe.dp.crf import crf_draw, log_p_words, topic_count_posterior, words_given_topics
+from bayeswe.errors import CheckpointError
 from bayeswe.kernels import hdp_lda as kern
 from bayeswe.lda import LDAData
 from bayeswe.samplers import hdp_lda as hdp
@@ -324,19 +326,69 @@ def test_an_lda_corpus_is_accepted() -> None:
         assert idata.posterior.sizes["draw"] == 3
 
 
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_per_chain_starts_give_each_chain_the_draws_of_its_single_start_run(method) -> None:
+    run = {"seed": 6, "chains": 3, "iter_warmup": 4, "iter_sampling": 6, "thin": 1}
+    mixed = hdp.sample_hdp_lda(_tiny(), method=method, initial_topics=[1, 5, 1], **run)
+    assert json.loads(mixed.attrs["initial_topics"]) == [1, 5, 1]  # attrs hold JSON
+    for k, chains in ((1, [0, 2]), (5, [1])):
+        single = hdp.sample_hdp_lda(_tiny(), method=method, initial_topics=k, **run)
+        assert single.attrs["initial_topics"] == k
+        for group in ("posterior", "sample_stats", "warmup_sample_stats"):
+            for name, value in single[group].data_vars.items():
+                got = mixed[group][name].isel(chain=chains).values
+                assert np.array_equal(value.isel(chain=chains).values, got), name
+        # each run pads its topics group to the most topics any of its chains held
+        n = min(single.topics.sizes["topic"], mixed.topics.sizes["topic"])
+        for name in single.topics.data_vars:
+            ours, theirs = (fit.topics[name].isel(chain=chains) for fit in (mixed, single))
+            head = [x.isel(topic=slice(0, n)).values for x in (ours, theirs)]
+            assert np.array_equal(*head, equal_nan=True), name
+            for pad in (x.isel(topic=slice(n, None)).values for x in (ours, theirs)):
+                assert np.all((pad == 0) | np.isnan(pad)), name
+    # the starts differ where they should: chain 1 starts with five topics
+    first = mixed.warmup_sample_stats["lp"].isel(draw=0).values
+    assert first[0] != first[1]
+
+
+def test_per_chain_starts_resume_from_a_checkpoint(tmp_path) -> None:
+    run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1,
+           "initial_topics": (2, 7)}  # fmt: skip
+    straight = hdp.sample_hdp_lda(_tiny(), **run)
+    path = tmp_path / "run.ckpt"
+
+    def stop(done: int) -> None:
+        if done == 5:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2, callback=stop)
+    with pytest.raises(CheckpointError):  # other starts: refused
+        hdp.sample_hdp_lda(_tiny(), **(run | {"initial_topics": (2, 8)}), checkpoint=path)
+    resumed = hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2)
+    assert resumed.attrs["resumed"]
+    for name, value in straight.posterior.data_vars.items():
+        assert np.array_equal(value.values, resumed.posterior[name].values), name
+
+
 @pytest.mark.parametrize(
-    "options",
+    ("options", "match"),
     [
-        {"initial_topics": 0},
-        {"alpha0_prior": (1.0, -1.0)},
-        {"keep_topics": "yes"},
-        {"tau": 1},
-        {"split_merge": -1},
+        ({"initial_topics": 0}, ">= 1"),
+        ({"initial_topics": [1, 0]}, ">= 1"),
+        ({"initial_topics": [1, 2, 3]}, "3 entries for 2 chains"),
+        ({"initial_topics": []}, "at least one"),
+        ({"initial_topics": "12"}, "one integer per chain"),
+        ({"initial_topics": [1, 2.5]}, "integer"),
+        ({"alpha0_prior": (1.0, -1.0)}, "alpha0_prior"),
+        ({"keep_topics": "yes"}, "keep_topics"),
+        ({"tau": 1}, "tau"),
+        ({"split_merge": -1}, "split_merge"),
     ],
 )
-def test_bad_options_fail_before_anything_runs(options) -> None:
-    with pytest.raises(ValueError):
-        hdp.sample_hdp_lda(_tiny(), seed=1, chains=1, iter_sampling=2, **options)
+def test_bad_options_fail_before_anything_runs(options, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        hdp.sample_hdp_lda(_tiny(), seed=1, chains=2, iter_sampling=2, **options)
 
 
 def test_bad_data_fail() -> None:
