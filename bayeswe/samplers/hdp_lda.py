@@ -898,8 +898,9 @@ def sample_hdp_lda(
         topics first, for display only (labels switch); ``observed_data`` and
         ``constant_data`` as the Stan twin's. ``attrs`` as
         :func:`bayeswe.samplers.lda_cgs.sample_cgs`'s, plus ``max_topics`` (largest
-        number of topics seen), ``resample_concentrations``, ``split_merge`` and the
-        moves accepted, ``splits_accepted`` and ``merges_accepted``.
+        number of topics seen), ``resample_concentrations``, ``initial_topics`` (a
+        number, or a JSON list with one per chain), ``split_merge`` and the moves
+        accepted, ``splits_accepted`` and ``merges_accepted``.
 
     Raises
     ------
