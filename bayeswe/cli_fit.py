@@ -37,6 +37,8 @@ __all__ = ["add_commands", "build_data", "summary_table"]
 
 #: The Markov chain methods: they take ``chains``; every other method returns one chain.
 CHAIN_METHODS: tuple[str, ...] = ("nuts", "pg-gibbs", "cgs", "alias-mh")
+#: Models whose samplers take a data object, built from the Stan data by build_data.
+SAMPLER_DATA_MODELS: tuple[str, ...] = ("lda", "gaussian_lda", "hdp_lda", "dp_mixture")
 
 #: Flags of the shared options: (flag, option, type, help).
 _FLAGS: tuple[tuple[str, str, Any, str], ...] = (
@@ -136,22 +138,33 @@ def _is_program(model: str) -> bool:
 def build_data(model: str, method: str, data: Mapping[str, Any]) -> Any:
     """The data :func:`bayeswe.fit` takes for ``model`` and ``method``, from Stan data.
 
-    ``lda``'s sampler methods get an :class:`~bayeswe.lda.LDAData` and ``gaussian_lda``'s
-    a :class:`~bayeswe.glda.GaussianLDAData`, rebuilt from the model's Stan data (checked
-    against the declaration first, so a bad field is named); other models and methods
-    get ``data`` itself.
+    The sampler methods get the data object their model's sampler takes, rebuilt from
+    the model's Stan data (checked against the declaration first, so a bad field is
+    named): ``lda`` an :class:`~bayeswe.lda.LDAData`, ``gaussian_lda`` a
+    :class:`~bayeswe.glda.GaussianLDAData`, ``hdp_lda`` an :class:`~bayeswe.dp.HDPLDAData`
+    and ``dp_mixture`` a :class:`~bayeswe.dp.DPMixtureData`; other models and methods get
+    ``data`` itself.
 
     Raises
     ------
-    StanDataError, LDADataError, GaussianLDADataError
+    StanDataError, LDADataError, GaussianLDADataError, DPDataError
         The data do not fit the model.
     """
     from bayeswe.fit import SAMPLER_METHODS
     from bayeswe.model_spec import get_model
 
-    if model not in ("lda", "gaussian_lda") or method not in SAMPLER_METHODS:
+    if model not in SAMPLER_DATA_MODELS or method not in SAMPLER_METHODS:
         return data
     stan = get_model(model).validate(data)
+    if model == "dp_mixture":
+        from bayeswe.dp import DPMixtureData
+
+        return DPMixtureData(
+            np.asarray(stan["y"], dtype=np.float64), truncation=int(stan["T"]),
+            alpha_shape=float(stan["alpha_shape"]), alpha_rate=float(stan["alpha_rate"]),
+            mu0=np.asarray(stan["mu0"], dtype=np.float64), kappa0=float(stan["kappa0"]),
+            nu0=float(stan["nu0"]), Psi0=np.asarray(stan["Psi0"], dtype=np.float64),
+        )  # fmt: skip
     words = data.get("vocabulary")
     if words is None:
         words = [f"w{v}" for v in range(int(stan["V"]))]
@@ -168,6 +181,13 @@ def build_data(model: str, method: str, data: Mapping[str, Any]) -> Any:
         from bayeswe.lda import LDAData
 
         return LDAData(corpus, n_topics=int(stan["K"]), alpha=stan["alpha"], beta=stan["beta"])
+    if model == "hdp_lda":
+        from bayeswe.dp import HDPLDAData
+
+        return HDPLDAData(
+            corpus, truncation=int(stan["T"]), gamma=float(stan["gamma"]),
+            alpha0=float(stan["alpha0"]), eta=float(stan["eta"]),
+        )  # fmt: skip
     from bayeswe.glda import GaussianLDAData
 
     return GaussianLDAData(

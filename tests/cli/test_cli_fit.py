@@ -21,6 +21,7 @@ import pytest
 
 from bayeswe import cli
 from bayeswe.cli_fit import build_data, summary_table
+from bayeswe.dp import simulate_dp_mixture, simulate_hdp_lda
 from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.lda.simulate import simulate_lda
 from bayeswe.sgns.simulate import simulate_sgns
@@ -45,7 +46,11 @@ def data_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     glda = simulate_gaussian_lda(n_docs=4, doc_length=6, n_topics=2, dim=2, seed=1)[0]
     sgns = simulate_sgns(6, 2, 2000, seed=1)
     fixed = np.arange(4, 6)
+    hdp = simulate_hdp_lda(n_docs=8, doc_length=10, n_words=8, truncation=6, seed=2).data
+    mixture = simulate_dp_mixture(n_points=20, dim=2, truncation=8, seed=3).data
     files = {
+        "hdp_lda": hdp.to_stan(),
+        "dp_mixture": mixture.to_stan(),
         "lda": {**lda.to_stan(), "vocabulary": list(lda.corpus.vocabulary.words)},
         "lda_users_guide": lda.to_stan_tokens(),
         "gaussian_lda": glda.to_stan(),
@@ -120,6 +125,23 @@ def test_gaussian_lda_cgs(data_files, tmp_path) -> None:
 
 
 @pytest.mark.slow
+def test_hdp_lda_cgs_with_a_start_per_chain(data_files, tmp_path) -> None:
+    idata = fit("hdp_lda", data_files["hdp_lda"], tmp_path / "h.nc", "--method", "cgs",
+                "--chains", "2", "--iter-warmup", "3", "--iter-sampling", "4", "--thin", "1",
+                "--seed", "2", "-o", "initial_topics=[1, 5]")  # fmt: skip
+    assert dict(idata.posterior["n_topics"].sizes) == {"chain": 2, "draw": 4}
+    assert json.loads(idata.attrs["initial_topics"]) == [1, 5]
+
+
+@pytest.mark.slow
+def test_dp_mixture_cgs(data_files, tmp_path) -> None:
+    idata = fit("dp_mixture", data_files["dp_mixture"], tmp_path / "d.nc", "--method", "cgs",
+                "--chains", "1", "--iter-warmup", "3", "--iter-sampling", "4",
+                "--seed", "2")  # fmt: skip
+    assert dict(idata.posterior["n_clusters"].sizes) == {"chain": 1, "draw": 4}
+
+
+@pytest.mark.slow
 def test_sgns_jj_vb(data_files, tmp_path) -> None:
     idata = fit("sgns", data_files["sgns"], tmp_path / "s.nc", "--method", "jj-vb",
                 "--iter", "20", "--draws", "10", "--seed", "3")  # fmt: skip
@@ -168,6 +190,20 @@ def test_lda_json_becomes_the_data_object_of_the_samplers(data_files) -> None:
     for key in ("doc", "word", "count"):
         np.testing.assert_array_equal(again[key], stan[key])
     assert build_data("lda", "nuts", stan) is stan
+
+
+def test_hdp_lda_and_dp_mixture_json_become_the_data_objects_of_their_samplers(
+    data_files,
+) -> None:
+    from bayeswe.dp import DPMixtureData, HDPLDAData
+
+    for model, cls in (("hdp_lda", HDPLDAData), ("dp_mixture", DPMixtureData)):
+        stan = json.loads(data_files[model].read_text())
+        data = build_data(model, "cgs", stan)
+        assert isinstance(data, cls), model
+        for key, value in data.to_stan().items():  # every field back as it was
+            np.testing.assert_array_equal(value, stan[key], err_msg=f"{model} {key}")
+        assert build_data(model, "nuts", stan) is stan
 
 
 def _bad(data_files: dict[str, Path], tmp_path: Path) -> dict[str, tuple[list[str], str]]:
