@@ -77,6 +77,21 @@ def _add_table(s: int, t: int, sc: Scratch, st: Stats, word: np.ndarray, emb: np
                 st.scatter[s, a, b] += x[a] * x[b]
 
 
+@njit(cache=True, inline="always")
+def _remove_table(
+    s: int, t: int, sc: Scratch, st: Stats, word: np.ndarray, emb: np.ndarray
+) -> None:
+    """Table ``t``'s vectors out of statistics ``s``."""
+    D = emb.shape[1]
+    for g in range(sc.start[t], sc.start[t + 1]):
+        x = emb[word[sc.by_table[g]]]
+        st.n[s] -= 1
+        for a in range(D):
+            st.sums[s, a] -= x[a]
+            for b in range(a + 1):
+                st.scatter[s, a, b] -= x[a] * x[b]
+
+
 @njit(cache=True)
 def _log_ml(s: int, st: Stats, prior: Prior, logdet_psi0: float) -> float:
     """The NIW log marginal likelihood of statistics ``s`` (``-inf`` if ``Psi_n`` is not
@@ -105,9 +120,10 @@ def _candidate(
 def propose(
     corpus: VectorCorpus, word_ptr: np.ndarray, by_word: np.ndarray, assign: Assignments,
     weights: Weights, alpha0: float, gamma: float, prior: Prior, logdet_psi0: float,
-    rng: np.ndarray, sc: Scratch, st: Stats,
+    rng: np.ndarray, sc: Scratch, st: Stats, scans: int = 0,
 ) -> int:  # fmt: skip
-    """As :func:`bayeswe.kernels.hdp_split_merge.propose`, with the NIW likelihood."""
+    """As :func:`bayeswe.kernels.hdp_split_merge.propose` (``scans`` restricted Gibbs
+    scans in the launch), with the NIW likelihood."""
     word, emb, z, beta = corpus.word, corpus.emb, assign.z, weights.beta
     i, j = anchors(word_ptr, by_word, word, rng)
     ki, kj = z[i], z[j]
@@ -126,13 +142,20 @@ def propose(
     st.log_ml[1] = _log_ml(1, st, prior, logdet_psi0)
     m_a, m_b = 1, 1
     log_q = 0.0
+    if scans > 0 and not split:  # a merge keeps its sides while the launch is drawn
+        for r in range(n_other):
+            t = sc.order[r]
+            sc.kept[t] = sc.side[t]
+    # sequential allocation; with ``scans``, the launch's first pass
     for r in range(n_other):
         t = sc.order[r]
         ml_a = _candidate(0, t, sc, st, word, emb, prior, logdet_psi0)
         ml_b = _candidate(1, t, sc, st, word, emb, prior, logdet_psi0)
         la = math.log(m_a) + ml_a - st.log_ml[0]
         lb = math.log(m_b) + ml_b - st.log_ml[1]
-        log_q += allocate(la, lb, split, t, sc, rng)
+        lp = allocate(la, lb, split or scans > 0, t, sc, rng)
+        if scans == 0:
+            log_q += lp
         s = sc.side[t]
         _add_table(s, t, sc, st, word, emb)
         st.log_ml[s] = ml_a if s == 0 else ml_b
@@ -140,6 +163,34 @@ def propose(
             m_a += 1
         else:
             m_b += 1
+    # ``scans`` restricted Gibbs scans, then the final one whose probability is q
+    for scan in range(scans + 1 if scans > 0 else 0):
+        final = scan == scans
+        for r in range(n_other):
+            t = sc.order[r]
+            s = sc.side[t]
+            _remove_table(s, t, sc, st, word, emb)
+            st.log_ml[s] = _log_ml(s, st, prior, logdet_psi0)
+            if s == 0:
+                m_a -= 1
+            else:
+                m_b -= 1
+            ml_a = _candidate(0, t, sc, st, word, emb, prior, logdet_psi0)
+            ml_b = _candidate(1, t, sc, st, word, emb, prior, logdet_psi0)
+            la = math.log(m_a) + ml_a - st.log_ml[0]
+            lb = math.log(m_b) + ml_b - st.log_ml[1]
+            if final and not split:
+                sc.side[t] = sc.kept[t]
+            lp = allocate(la, lb, split or not final, t, sc, rng)
+            if final:
+                log_q += lp
+            s = sc.side[t]
+            _add_table(s, t, sc, st, word, emb)
+            st.log_ml[s] = ml_a if s == 0 else ml_b
+            if s == 0:
+                m_a += 1
+            else:
+                m_b += 1
     sc.ints[M_A], sc.ints[M_B] = m_a, m_b
     # the merged topic's statistics in the candidate slot
     st.n[2] = st.n[0] + st.n[1]

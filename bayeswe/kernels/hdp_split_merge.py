@@ -30,6 +30,17 @@ of whole tables, in the manner of Wang and Blei (2012), is made exact in three p
    ``log p(split) - log p(merged) - log q(split)``, that of a merge its negative.
    Anchors sharing a table cannot be split: nothing is proposed (the seating of step 1
    stands).
+
+   **Restricted Gibbs launch** (``scans = t > 0``; Jain and Neal 2004, section 3).
+   Sequential allocation draws the first tables' sides on little evidence, so a split of
+   a large topic is rarely a good one and its probability ``q`` is small. With ``t``
+   scans the tables are allocated sequentially and then rescanned ``t`` times, each
+   table given all the others to a side with probability proportional to that side's
+   other tables times the predictive of the table's words (the split target's full
+   conditional): the *launch*, drawn the same way whatever the present state. The
+   proposal is one more such scan from the launch, and ``log q(split)`` is that final
+   scan's log probability of the split: the one it draws, for a split; the present one,
+   for a merge (the launch is an auxiliary draw and leaves the ratio).
 3. **Settle**: ``beta | m ~ Dirichlet(m_.1, ..., m_.K, gamma)`` afresh, by the caller
    (:func:`bayeswe.kernels.hdp_lda.sample_beta`), which completes a block update of the
    dishes and ``beta`` given the seating.
@@ -84,6 +95,7 @@ class Scratch(NamedTuple):
     start: np.ndarray  #: int64 (N + 1,): each table's tokens in ``by_table``
     by_table: np.ndarray  #: int32 (N,): the seated tokens grouped by table
     side: np.ndarray  #: int8 (N,): side of each table (0: A, ``i``'s; 1: B, ``j``'s)
+    kept: np.ndarray  #: int8 (N,): a merge's present sides, kept while the launch is drawn
     order: np.ndarray  #: int32 (N,): allocation order of the tables
     count: np.ndarray  #: int32 (2, V): word counts of each side (zero between proposals)
     words: np.ndarray  #: int32 (V,): the distinct words seated
@@ -98,8 +110,9 @@ def new_scratch(n_tokens: int, n_words: int) -> Scratch:
     return Scratch(
         np.zeros(N, np.int32), np.zeros(N, np.int32), np.zeros(N, np.int32),
         np.zeros(N + 1, np.int64), np.zeros(N, np.int32), np.zeros(N, np.int8),
-        np.zeros(N, np.int32), np.zeros((2, V), np.int32), np.zeros(V, np.int32),
-        np.zeros(V, np.bool_), np.zeros(8, np.int64), np.zeros(2, np.float64),
+        np.zeros(N, np.int8), np.zeros(N, np.int32), np.zeros((2, V), np.int32),
+        np.zeros(V, np.int32), np.zeros(V, np.bool_), np.zeros(8, np.int64),
+        np.zeros(2, np.float64),
     )  # fmt: skip
 
 
@@ -180,6 +193,12 @@ def _add_table(count: np.ndarray, tab: int, sc: Scratch, word: np.ndarray) -> No
         count[word[sc.by_table[g]]] += 1
 
 
+@njit(cache=True, inline="always")
+def _remove_table(count: np.ndarray, tab: int, sc: Scratch, word: np.ndarray) -> None:
+    for g in range(sc.start[tab], sc.start[tab + 1]):
+        count[word[sc.by_table[g]]] -= 1
+
+
 @njit(cache=True, nogil=True)
 def seat_anchors(
     i: int, j: int, ki: int, kj: int, a_i: float, a_j: float, tok_ptr: np.ndarray,
@@ -249,7 +268,7 @@ def crp_delta(gamma: float, m_a: int, m_b: int) -> float:
 @njit(cache=True, nogil=True)
 def propose(
     corpus: Corpus, order: WordOrder, counts: Counts, topics: Topics,
-    alpha0: float, gamma: float, eta: float, rng: np.ndarray, sc: Scratch,
+    alpha0: float, gamma: float, eta: float, rng: np.ndarray, sc: Scratch, scans: int = 0,
 ) -> int:  # fmt: skip
     """Steps 1-2 of the module: returns :data:`SPLIT`, :data:`MERGE` or :data:`NONE`;
     for a split or a merge, ``sc.floats`` holds ``log p(split) - log p(merged)`` and
@@ -264,7 +283,6 @@ def propose(
     ta, tb = sc.ints[TABLE_I], sc.ints[TABLE_J]
     if ta == tb:
         return NONE
-    # sequential allocation; for a merge, the probability of the present split
     split = ki == kj
     count_a, count_b = sc.count[0], sc.count[1]
     _add_table(count_a, ta, sc, word)
@@ -272,19 +290,68 @@ def propose(
     n_a, n_b = sc.size[ta], sc.size[tb]
     m_a, m_b = 1, 1
     log_q = 0.0
-    for r in range(n_other):
-        t = sc.order[r]
-        la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
-        lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
-        log_q += allocate(la, lb, split, t, sc, rng)
-        if sc.side[t] == 0:
-            _add_table(count_a, t, sc, word)
-            n_a += sc.size[t]
-            m_a += 1
-        else:
-            _add_table(count_b, t, sc, word)
-            n_b += sc.size[t]
-            m_b += 1
+    if scans == 0:
+        # sequential allocation; for a merge, the probability of the present split
+        for r in range(n_other):
+            t = sc.order[r]
+            la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
+            lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
+            log_q += allocate(la, lb, split, t, sc, rng)
+            if sc.side[t] == 0:
+                _add_table(count_a, t, sc, word)
+                n_a += sc.size[t]
+                m_a += 1
+            else:
+                _add_table(count_b, t, sc, word)
+                n_b += sc.size[t]
+                m_b += 1
+    else:
+        # the launch (module step 2): sequential allocation, then ``scans`` restricted
+        # Gibbs scans, all drawn whatever the present split; a merge keeps its sides
+        if not split:
+            for r in range(n_other):
+                t = sc.order[r]
+                sc.kept[t] = sc.side[t]
+        for r in range(n_other):
+            t = sc.order[r]
+            la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
+            lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
+            allocate(la, lb, True, t, sc, rng)
+            if sc.side[t] == 0:
+                _add_table(count_a, t, sc, word)
+                n_a += sc.size[t]
+                m_a += 1
+            else:
+                _add_table(count_b, t, sc, word)
+                n_b += sc.size[t]
+                m_b += 1
+        for scan in range(scans + 1):
+            final = scan == scans
+            for r in range(n_other):
+                t = sc.order[r]
+                if sc.side[t] == 0:
+                    _remove_table(count_a, t, sc, word)
+                    n_a -= sc.size[t]
+                    m_a -= 1
+                else:
+                    _remove_table(count_b, t, sc, word)
+                    n_b -= sc.size[t]
+                    m_b -= 1
+                la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
+                lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
+                if final and not split:
+                    sc.side[t] = sc.kept[t]
+                lp = allocate(la, lb, split or not final, t, sc, rng)
+                if final:
+                    log_q += lp
+                if sc.side[t] == 0:
+                    _add_table(count_a, t, sc, word)
+                    n_a += sc.size[t]
+                    m_a += 1
+                else:
+                    _add_table(count_b, t, sc, word)
+                    n_b += sc.size[t]
+                    m_b += 1
     sc.ints[M_A], sc.ints[M_B] = m_a, m_b
     # log p(split) - log p(merged): the top-level restaurant and the word likelihoods
     delta = crp_delta(gamma, m_a, m_b)

@@ -132,6 +132,8 @@ class HDPGLDAArgs(HDPArgs):
     split_merge
         Split-merge proposals per sweep (default 0), as HDP-LDA's
         (:mod:`bayeswe.kernels.hdp_glda_split_merge`).
+    split_merge_scans
+        Restricted Gibbs scans in each proposal's launch (default 0), as HDP-LDA's.
     keep_topics
         Record the display arrays of every kept draw (group ``topics``; default ``True``).
         The top words cost ``V`` density evaluations per displayed topic and draw.
@@ -159,6 +161,7 @@ _DEFAULTS: dict[str, Any] = {
     "gamma_prior": (1.0, 1.0),
     "initial_topics": 1,
     "split_merge": 0,
+    "split_merge_scans": 0,
     "keep_topics": True,
     "checkpoint_every": 100,
 }
@@ -405,9 +408,15 @@ def _grow(problem: HDPGLDAProblem, state: HDPGLDAState) -> None:
     state.m_k = wider(state.m_k)
 
 
-def step(problem: HDPGLDAProblem, state: HDPGLDAState, split_merge: int = 0) -> HDPGLDAState:
+def step(
+    problem: HDPGLDAProblem,
+    state: HDPGLDAState,
+    split_merge: int = 0,
+    split_merge_scans: int = 0,
+) -> HDPGLDAState:
     """One sweep (in place): every token, the factors afresh, then tables, concentrations
-    and ``beta``, then ``split_merge`` split-merge proposals (:func:`split_merge_moves`)."""
+    and ``beta``, then ``split_merge`` split-merge proposals (:func:`split_merge_moves`,
+    ``split_merge_scans`` restricted Gibbs scans in each launch)."""
     position, N = 0, problem.n_tokens
     while True:
         position = kern.sweep(
@@ -430,7 +439,7 @@ def step(problem: HDPGLDAProblem, state: HDPGLDAState, split_merge: int = 0) -> 
     hdp_kern.sample_beta(state.m_k, state.weights, state.gamma, rng)
     state.n_tables = n_tables
     state.sweeps_done += 1
-    split_merge_moves(problem, state, split_merge)
+    split_merge_moves(problem, state, split_merge, scans=split_merge_scans)
     return state
 
 
@@ -439,6 +448,7 @@ def split_merge_moves(
     state: HDPGLDAState,
     proposals: int,
     log_ratio: Callable[[int, float, float], float] | None = None,
+    scans: int = 0,
 ) -> tuple[int, int]:
     """As :func:`bayeswe.samplers.hdp_lda.split_merge_moves`, with the NIW likelihood
     (:mod:`bayeswe.kernels.hdp_glda_split_merge`); an accepted move refreshes the
@@ -456,7 +466,7 @@ def split_merge_moves(
         return gsm.propose(
             problem.corpus, problem.word_start, problem.word_order, state.assign,
             state.weights, state.alpha0, state.gamma, problem.prior, problem.logdet_psi0,
-            state.rng_state, sc, stats,
+            state.rng_state, sc, stats, scans,
         )  # fmt: skip
 
     def settle(kind: int, accept: bool) -> None:
@@ -530,8 +540,10 @@ class HDPGLDASampler(HDPChains):
         initial_topics: int | tuple[int, ...] = 1,
         keep_topics: bool = True,
         split_merge: int = 0,
+        split_merge_scans: int = 0,
     ) -> None:
         self.split_merge = int(split_merge)
+        self.split_merge_scans = int(split_merge_scans)
         T, D = problem.display, problem.dim
         n_top = min(N_TOP_WORDS, problem.n_words)
         topic_layout = {
@@ -548,7 +560,7 @@ class HDPGLDASampler(HDPChains):
 
     def sweep(self, state: HDPGLDAState) -> None:
         state.moves = (0, 0)
-        step(self.problem, state, self.split_merge)
+        step(self.problem, state, self.split_merge, self.split_merge_scans)
 
     def log_joint(self, state: HDPGLDAState) -> float:
         return log_joint(self.problem, state)
@@ -695,13 +707,17 @@ def sample_hdp_gaussian_lda(
         initial_topics=initial_topics_by_chain(args.get("initial_topics"), chains),
         keep_topics=args.get("keep_topics"),
         split_merge=args.get("split_merge"),
+        split_merge_scans=args.get("split_merge_scans"),
     )
     # absent at 0, so that older checkpoints resume
     extra = {"split_merge": sampler.split_merge} if sampler.split_merge else {}
+    if sampler.split_merge_scans:
+        extra["split_merge_scans"] = sampler.split_merge_scans
     run = run_hdp(problem, sampler, args, schedule, chains=chains, seed=seed, settings=extra)
     return hdp_inference_data(
         HDP_GAUSSIAN_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_gaussian_lda",
         method="cgs", topic_arrays=("topic_tokens", "beta", "mu", "top_words"),
         extra_attrs={"split_merge": sampler.split_merge,
+                     "split_merge_scans": sampler.split_merge_scans,
                      "initial_topics": sampler.initial_topics},
     )  # fmt: skip

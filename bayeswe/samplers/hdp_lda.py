@@ -153,6 +153,11 @@ class HDPArgs:
         tables of one or two topics (:mod:`bayeswe.kernels.hdp_split_merge`): topics
         are split and merged whole, which single-token moves do only through many
         unlikely steps.
+    split_merge_scans
+        Restricted Gibbs scans in each split-merge proposal's launch (default 0: the
+        split is drawn by sequential allocation alone). With ``t > 0`` the tables are
+        allocated, rescanned ``t`` times and then once more to propose, as Jain and Neal
+        (2004): better splits are proposed, at ``t + 2`` passes over the topic's tables.
     keep_topics
         Record the topic arrays of every kept draw (group ``topics``; default ``True``).
     parallel_chains, threads_per_chain, checkpoint, checkpoint_every, callback, show_progress
@@ -168,6 +173,7 @@ class HDPArgs:
     gamma_prior: tuple[float, float] | None = None
     initial_topics: int | Sequence[int] | None = None
     split_merge: int | None = None
+    split_merge_scans: int | None = None
     keep_topics: bool | None = None
     parallel_chains: int | None = None
     threads_per_chain: int | None = None
@@ -185,6 +191,12 @@ class HDPArgs:
         check_run_options(self)
         _check_initial_topics(self.initial_topics)
         check_int("split_merge", self.split_merge, minimum=0)
+        check_int("split_merge_scans", self.split_merge_scans, minimum=0)
+        if self.split_merge_scans and not self.split_merge:
+            raise ValueError(
+                "split_merge_scans sets the launch of split-merge proposals; it needs "
+                f"split_merge > 0, got split_merge={self.split_merge}"
+            )
         check_bool("resample_concentrations", self.resample_concentrations)
         check_bool("keep_topics", self.keep_topics)
         _check_prior("alpha0_prior", self.alpha0_prior)
@@ -230,6 +242,7 @@ _DEFAULTS: dict[str, Any] = {
     "gamma_prior": (1.0, 1.0),
     "initial_topics": 1,
     "split_merge": 0,
+    "split_merge_scans": 0,
     "keep_topics": True,
     "checkpoint_every": 100,
 }
@@ -427,9 +440,12 @@ def _grow(state: HDPState) -> None:
     state.doc_lists, state.table = None, None
 
 
-def step(problem: HDPProblem, state: HDPState, split_merge: int = 0) -> HDPState:
+def step(
+    problem: HDPProblem, state: HDPState, split_merge: int = 0, split_merge_scans: int = 0
+) -> HDPState:
     """One sweep (in place): every token, then tables, concentrations and ``beta``, then
-    ``split_merge`` split-merge proposals (:func:`split_merge_moves`)."""
+    ``split_merge`` split-merge proposals (:func:`split_merge_moves`, ``split_merge_scans``
+    restricted Gibbs scans in each launch)."""
     position, N = 0, problem.n_tokens
     while True:
         position = kern.sweep(
@@ -440,12 +456,16 @@ def step(problem: HDPProblem, state: HDPState, split_merge: int = 0) -> HDPState
             break
         _grow(state)
     _update_weights(problem, state)
-    split_merge_moves(problem, state, split_merge)
+    split_merge_moves(problem, state, split_merge, scans=split_merge_scans)
     return state
 
 
 def step_alias(
-    problem: HDPProblem, state: HDPState, rebuild_every: int | None = None, split_merge: int = 0
+    problem: HDPProblem,
+    state: HDPState,
+    rebuild_every: int | None = None,
+    split_merge: int = 0,
+    split_merge_scans: int = 0,
 ) -> HDPState:
     """One sweep (in place) of ``method="alias-mh"``: every token by
     :func:`bayeswe.kernels.hdp_alias.sweep_by_word` (``rebuild_every`` as
@@ -475,7 +495,7 @@ def step_alias(
             break
         _grow(state)
     _update_weights(problem, state)
-    split_merge_moves(problem, state, split_merge)
+    split_merge_moves(problem, state, split_merge, scans=split_merge_scans)
     return state
 
 
@@ -484,12 +504,13 @@ def split_merge_moves(
     state: HDPState,
     proposals: int,
     log_ratio: Callable[[int, float, float], float] | None = None,
+    scans: int = 0,
 ) -> tuple[int, int]:
     """``proposals`` split-merge Metropolis-Hastings proposals in place
-    (:mod:`bayeswe.kernels.hdp_split_merge`), each followed by ``beta | m``; returns the
-    splits and merges accepted. ``log_ratio(kind, delta, log_q)`` is the log acceptance
-    ratio of a proposal (default :func:`metropolis_log_ratio`; another rule serves power
-    checks only)."""
+    (:mod:`bayeswe.kernels.hdp_split_merge`, ``scans`` restricted Gibbs scans in each
+    launch), each followed by ``beta | m``; returns the splits and merges accepted.
+    ``log_ratio(kind, delta, log_q)`` is the log acceptance ratio of a proposal (default
+    :func:`metropolis_log_ratio`; another rule serves power checks only)."""
     if proposals <= 0 or problem.n_tokens < 2:
         return 0, 0
     if state.split_scratch is None:
@@ -501,7 +522,7 @@ def split_merge_moves(
             _grow(state)
         return sm.propose(
             problem.corpus, order, state.counts, state.topics, state.alpha0, state.gamma,
-            problem.eta, state.rng_state, sc,
+            problem.eta, state.rng_state, sc, scans,
         )  # fmt: skip
 
     def settle(kind: int, accept: bool) -> None:
@@ -733,6 +754,7 @@ class HDPSampler(HDPChains):
         method: str = "cgs",
         rebuild_every: int | None = None,
         split_merge: int = 0,
+        split_merge_scans: int = 0,
     ) -> None:
         if method not in ("cgs", "alias-mh"):
             raise ValueError(f"method must be 'cgs' or 'alias-mh', got {method!r}")
@@ -740,6 +762,7 @@ class HDPSampler(HDPChains):
         self.name = f"hdp-lda-{method}"
         self.rebuild_every = rebuild_every
         self.split_merge = int(split_merge)
+        self.split_merge_scans = int(split_merge_scans)
         T, V = problem.display, problem.n_words
         topic_layout = {
             "topic_tokens": ((T,), np.int64),
@@ -755,9 +778,10 @@ class HDPSampler(HDPChains):
     def sweep(self, state: HDPState) -> None:
         state.moves = (0, 0)
         if self.method == "alias-mh":
-            step_alias(self.problem, state, self.rebuild_every, self.split_merge)
+            step_alias(self.problem, state, self.rebuild_every, self.split_merge,
+                       self.split_merge_scans)  # fmt: skip
         else:
-            step(self.problem, state, self.split_merge)
+            step(self.problem, state, self.split_merge, self.split_merge_scans)
 
     def log_joint(self, state: HDPState) -> float:
         return log_joint(self.problem, state)
@@ -883,7 +907,8 @@ def sample_hdp_lda(
         See :class:`HDPArgs` (``alias-mh``: :class:`HDPAliasArgs`, which adds
         ``rebuild_every``): ``iter_warmup``, ``iter_sampling``, ``thin``,
         ``resample_concentrations``, ``alpha0_prior``, ``gamma_prior``,
-        ``initial_topics``, ``split_merge``, ``keep_topics``, ``parallel_chains``,
+        ``initial_topics``, ``split_merge``, ``split_merge_scans``, ``keep_topics``,
+        ``parallel_chains``,
         ``threads_per_chain``,
         ``checkpoint``, ``checkpoint_every``, ``callback``, ``show_progress``.
 
@@ -899,8 +924,9 @@ def sample_hdp_lda(
         ``constant_data`` as the Stan twin's. ``attrs`` as
         :func:`bayeswe.samplers.lda_cgs.sample_cgs`'s, plus ``max_topics`` (largest
         number of topics seen), ``resample_concentrations``, ``initial_topics`` (a
-        number, or a JSON list with one per chain), ``split_merge`` and the moves
-        accepted, ``splits_accepted`` and ``merges_accepted``.
+        number, or a JSON list with one per chain), ``split_merge``,
+        ``split_merge_scans`` and the moves accepted, ``splits_accepted`` and
+        ``merges_accepted``.
 
     Raises
     ------
@@ -935,15 +961,19 @@ def sample_hdp_lda(
         method=method,
         rebuild_every=getattr(args, "rebuild_every", None),
         split_merge=args.get("split_merge"),
+        split_merge_scans=args.get("split_merge_scans"),
     )
     extra = {"rebuild_every": sampler.rebuild_every} if method == "alias-mh" else {}
     if sampler.split_merge:  # absent at 0, so that older checkpoints resume
         extra["split_merge"] = sampler.split_merge
+    if sampler.split_merge_scans:
+        extra["split_merge_scans"] = sampler.split_merge_scans
     run = run_hdp(problem, sampler, args, schedule, chains=chains, seed=seed, settings=extra)
     return hdp_inference_data(
         HDP_LDA, hdp, problem, run, schedule, seed, chains, model="hdp_lda", method=method,
         topic_arrays=("topic_tokens", "beta", "phi"),
         extra_attrs={"split_merge": sampler.split_merge,
+                     "split_merge_scans": sampler.split_merge_scans,
                      "initial_topics": sampler.initial_topics},
     )  # fmt: skip
 

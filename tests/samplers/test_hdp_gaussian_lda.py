@@ -161,18 +161,21 @@ def test_a_sampler_with_one_table_per_document_and_topic_misses_the_enumeration(
     assert abs(mean - exact) > 8 * mcse, (mean, exact, mcse)
 
 
-def _split_merge_only(problem: igl.HDPGLDAProblem, state: igl.HDPGLDAState, log_ratio=None):
+def _split_merge_only(
+    problem: igl.HDPGLDAProblem, state: igl.HDPGLDAState, log_ratio=None, scans: int = 0
+):
     """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals."""
     rng = state.rng_state
     hdp_kern.sample_tables(state.assign.n_dk, state.weights.beta, state.alpha0, rng, state.m_k)
     hdp_kern.sample_beta(state.m_k, state.weights, state.gamma, rng)
-    igl.split_merge_moves(problem, state, 3, log_ratio=log_ratio)
+    igl.split_merge_moves(problem, state, 3, log_ratio=log_ratio, scans=scans)
     return state
 
 
-def test_split_merge_moves_alone_reach_the_enumerated_posterior() -> None:
+@pytest.mark.parametrize("scans", [0, 2], ids=["sequential-allocation", "two-restricted-scans"])
+def test_split_merge_moves_alone_reach_the_enumerated_posterior(scans: int) -> None:
     exact = _exact_mean_topics()
-    mean, mcse = _mean_topics(_split_merge_only, sweeps=3000)
+    mean, mcse = _mean_topics(lambda p, s: _split_merge_only(p, s, scans=scans), sweeps=3000)
     assert abs(mean - exact) < 4 * mcse, (mean, exact, mcse)
 
 
@@ -192,13 +195,25 @@ def test_a_wrong_split_merge_ratio_misses_the_enumeration(wrong) -> None:
     assert abs(mean - exact) > 8 * mcse, (mean, exact, mcse)
 
 
-def test_split_merge_moves_keep_factors_counts_and_slots_exact() -> None:
+def test_a_launch_ratio_without_the_final_scan_misses_the_enumeration() -> None:
+    exact = _exact_mean_topics()
+    mean, mcse = _mean_topics(
+        lambda p, s: _split_merge_only(
+            p, s, lambda kind, delta, log_q: delta if kind == 1 else -delta, scans=2
+        ),
+        sweeps=1500,
+    )
+    assert abs(mean - exact) > 8 * mcse, (mean, exact, mcse)
+
+
+@pytest.mark.parametrize("scans", [0, 3])
+def test_split_merge_moves_keep_factors_counts_and_slots_exact(scans: int) -> None:
     problem = igl.HDPGLDAProblem.from_data(_data(alpha0=5.0, gamma=5.0))
     state = igl.init_state(problem, seed=2, chain=0, initial_topics=1)
     splits = merges = 0
     for _ in range(30):
         state.moves = (0, 0)
-        igl.step(problem, state, split_merge=10)
+        igl.step(problem, state, split_merge=10, split_merge_scans=scans)
         igl.check_state(problem, state)  # counts, weights, free slots
         kept = [np.array(a) for a in state.topics]
         igl._refresh_topics(problem, state)
@@ -209,9 +224,10 @@ def test_split_merge_moves_keep_factors_counts_and_slots_exact() -> None:
     assert splits > 0 and merges > 0
     idata = bayeswe.fit(
         "hdp_gaussian_lda", _data(), method="cgs", seed=1, chains=1, iter_warmup=3,
-        iter_sampling=5, split_merge=5, keep_topics=False,
+        iter_sampling=5, split_merge=5, split_merge_scans=scans, keep_topics=False,
     )  # fmt: skip
     assert idata.attrs["split_merge"] == 5 and "splits_accepted" in idata.attrs
+    assert idata.attrs["split_merge_scans"] == scans
 
 
 def test_the_log_joint_is_the_enumerations_numerator() -> None:

@@ -213,18 +213,22 @@ def test_the_number_of_topics_matches_the_enumerated_posterior(method: str) -> N
     assert abs(z) < 4, (mean, exact, z)
 
 
-def _split_merge_only(problem: hdp.HDPProblem, state: hdp.HDPState, log_ratio=None) -> None:
+def _split_merge_only(
+    problem: hdp.HDPProblem, state: hdp.HDPState, log_ratio=None, scans: int = 0
+) -> None:
     """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals."""
     rng = state.rng_state
     kern.sample_tables(state.counts.n_dk, state.topics.beta, state.alpha0, rng, state.m_k)
     kern.sample_beta(state.m_k, state.topics, state.gamma, rng)
-    hdp.split_merge_moves(problem, state, 3, log_ratio=log_ratio)
+    hdp.split_merge_moves(problem, state, 3, log_ratio=log_ratio, scans=scans)
 
 
-def test_split_merge_moves_alone_reach_the_enumerated_posterior() -> None:
+@pytest.mark.parametrize("scans", [0, 2], ids=["sequential-allocation", "two-restricted-scans"])
+def test_split_merge_moves_alone_reach_the_enumerated_posterior(scans: int) -> None:
     """The moves without any token sweep (they reach every partition: a table can hold
-    one token) leave the exact posterior invariant."""
-    mean, exact, z = _enumeration_z(_split_merge_only)
+    one token) leave the exact posterior invariant, with or without restricted Gibbs
+    scans in the launch."""
+    mean, exact, z = _enumeration_z(functools.partial(_split_merge_only, scans=scans))
     assert abs(z) < 4, (mean, exact, z)
 
 
@@ -244,13 +248,25 @@ def test_a_wrong_split_merge_ratio_misses_the_enumerated_posterior(wrong) -> Non
     assert abs(z) > 6, (mean, exact, z)
 
 
-def test_split_merge_moves_keep_counts_lists_tables_and_slots_exact() -> None:
+def test_a_launch_ratio_without_the_final_scan_misses_the_enumerated_posterior() -> None:
+    """With restricted scans, the final scan's probability must enter the ratio (measured
+    z = -84 without it)."""
+    no_q = functools.partial(
+        _split_merge_only, log_ratio=lambda kind, delta, log_q: delta if kind == 1 else -delta,
+        scans=2,
+    )  # fmt: skip
+    mean, exact, z = _enumeration_z(no_q)
+    assert abs(z) > 6, (mean, exact, z)
+
+
+@pytest.mark.parametrize("scans", [0, 3])
+def test_split_merge_moves_keep_counts_lists_tables_and_slots_exact(scans: int) -> None:
     problem = _problem(gamma=5.0, alpha0=5.0)
     state = hdp.init_state(problem, seed=2, chain=0, initial_topics=1)
     splits = merges = 0
     for _ in range(40):
         state.moves = (0, 0)
-        hdp.step(problem, state, split_merge=10)
+        hdp.step(problem, state, split_merge=10, split_merge_scans=scans)
         hdp.check_state(problem, state)
         docs_with = (state.counts.n_dk > 0).sum(axis=0)
         assert (state.m_k >= docs_with).all() and (state.m_k <= state.counts.n_k).all()
@@ -306,6 +322,19 @@ def test_split_merge_runs_through_fit_and_reports_its_moves() -> None:
     assert idata.attrs["splits_accepted"] > 0 and idata.attrs["merges_accepted"] > 0
     plain = bayeswe.fit("hdp_lda", _tiny(), method="alias-mh", **run)
     assert plain.attrs["split_merge"] == 0 and plain.attrs["splits_accepted"] == 0
+
+
+@pytest.mark.parametrize("method", ["cgs", "alias-mh"])
+def test_split_merge_scans_reach_the_moves_through_fit(method: str) -> None:
+    run = {"seed": 3, "chains": 2, "iter_warmup": 5, "iter_sampling": 10, "thin": 1}
+    launch = bayeswe.fit("hdp_lda", _tiny(), method=method, split_merge=4, **run)
+    scanned = bayeswe.fit(
+        "hdp_lda", _tiny(), method=method, split_merge=4, split_merge_scans=2, **run
+    )
+    assert launch.attrs["split_merge_scans"] == 0 and scanned.attrs["split_merge_scans"] == 2
+    assert scanned.attrs["splits_accepted"] > 0 and scanned.attrs["merges_accepted"] > 0
+    # the same seeds: the scans' extra draws change the chains
+    assert not np.array_equal(scanned.sample_stats["lp"].values, launch.sample_stats["lp"].values)
 
 
 def test_resampled_concentrations_move_and_fit_runs_the_sampler() -> None:
@@ -372,6 +401,26 @@ def test_per_chain_starts_resume_from_a_checkpoint(tmp_path) -> None:
         assert np.array_equal(value.values, resumed.posterior[name].values), name
 
 
+def test_split_merge_scans_resume_from_a_checkpoint(tmp_path) -> None:
+    run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1,
+           "split_merge": 3, "split_merge_scans": 2}  # fmt: skip
+    straight = hdp.sample_hdp_lda(_tiny(), **run)
+    path = tmp_path / "run.ckpt"
+
+    def stop(done: int) -> None:
+        if done == 5:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2, callback=stop)
+    with pytest.raises(CheckpointError):  # other scans: refused
+        hdp.sample_hdp_lda(_tiny(), **(run | {"split_merge_scans": 1}), checkpoint=path)
+    resumed = hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2)
+    assert resumed.attrs["resumed"]
+    for name, value in straight.posterior.data_vars.items():
+        assert np.array_equal(value.values, resumed.posterior[name].values), name
+
+
 @pytest.mark.parametrize(
     ("options", "match"),
     [
@@ -385,6 +434,8 @@ def test_per_chain_starts_resume_from_a_checkpoint(tmp_path) -> None:
         ({"keep_topics": "yes"}, "keep_topics"),
         ({"tau": 1}, "tau"),
         ({"split_merge": -1}, "split_merge"),
+        ({"split_merge": 2, "split_merge_scans": -1}, "split_merge_scans"),
+        ({"split_merge_scans": 2}, "needs split_merge > 0"),
     ],
 )
 def test_bad_options_fail_before_anything_runs(options, match) -> None:
