@@ -1,7 +1,9 @@
 """Do HDP-LDA's split-merge moves help? Acceptance and mixing with and without them.
 
-Two settings, each run with ``split_merge=0`` and ``split_merge=P`` side by side (same
-seeds, starts, warm-up and kept sweeps; ``resample_concentrations=True``):
+Two settings, each run with ``split_merge=0``, ``split_merge=P`` and, for each ``t`` of
+``--scans``, ``split_merge=P`` with ``split_merge_scans=t`` (restricted Gibbs launches),
+one after another in one process (same seeds, starts, warm-up and kept sweeps;
+``resample_concentrations=True``):
 
 * ``sim``: the nonparametrics guide's example corpus (``simulate_hdp_lda(n_docs=200,
   doc_length=50, n_words=100, seed=1)``), four chains, two started with 1 topic and two
@@ -14,7 +16,7 @@ seeds, starts, warm-up and kept sweeps; ``resample_concentrations=True``):
 
 Run from the repository root; writes ``benchmarks/studies/hdp_split_merge.json``::
 
-    python benchmarks/studies/hdp_split_merge.py --nyt
+    python benchmarks/studies/hdp_split_merge.py --nyt --scans 2 5
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ from bayeswe.bench import harness
 SIM = {"n_docs": 200, "doc_length": 50, "n_words": 100, "seed": 1}
 
 
+def _arms(args: argparse.Namespace) -> list[tuple[str, int, int]]:
+    """(key, proposals per sweep, launch scans) of each arm."""
+    arms = [("split_merge_0", 0, 0), (f"split_merge_{args.proposals}", args.proposals, 0)]
+    return arms + [
+        (f"split_merge_{args.proposals}_scans_{t}", args.proposals, t) for t in args.scans
+    ]
+
+
 def _sim(args: argparse.Namespace) -> dict[str, Any]:
     import arviz as az
 
@@ -39,7 +49,7 @@ def _sim(args: argparse.Namespace) -> dict[str, Any]:
     data = simulate_hdp_lda(**SIM).data
     hdp_lda._warm_up_compiler()
     out: dict[str, Any] = {}
-    for moves in (0, args.proposals):
+    for key, moves, scans in _arms(args):
         rows = []
         for seed in range(1, args.seeds + 1):
             parts, sweep_s, accepted = {"n_topics": [], "lp": []}, 0.0, 0
@@ -48,7 +58,7 @@ def _sim(args: argparse.Namespace) -> dict[str, Any]:
                     data, seed=1000 * seed + i, chains=2, iter_warmup=args.warmup,
                     iter_sampling=args.draws, thin=1, initial_topics=k0,
                     resample_concentrations=True, keep_topics=False, split_merge=moves,
-                    parallel_chains=1,
+                    split_merge_scans=scans, parallel_chains=1,
                 )  # fmt: skip
                 parts["n_topics"].append(idata.posterior["n_topics"].values)
                 parts["lp"].append(idata.sample_stats["lp"].values)
@@ -67,8 +77,8 @@ def _sim(args: argparse.Namespace) -> dict[str, Any]:
                 "ess_bulk": {k: float(ess[k]) for k in parts},
                 "ess_per_s": {k: float(ess[k]) / sweep_s for k in parts},
             })  # fmt: skip
-            harness.progress({"sim": {"split_merge": moves, **rows[-1]}})
-        out[f"split_merge_{moves}"] = rows
+            harness.progress({"sim": {"split_merge": moves, "scans": scans, **rows[-1]}})
+        out[key] = rows
     return out
 
 
@@ -84,7 +94,9 @@ def _nyt(args: argparse.Namespace) -> dict[str, Any]:
     problem = hdp.HDPProblem.from_data(data, hdp.HDPArgs(resample_concentrations=True))
     hdp._warm_up_compiler()
     chains = []
-    for chain, k0 in enumerate((1, 300)):
+    arms = [(t, k0) for _, moves, t in _arms(args) if moves for k0 in (1, 300)]
+    for scans, k0 in arms:
+        chain = 0 if k0 == 1 else 1
         state = hdp.init_state(problem, 1, chain, k0)
         sweep_s = moves_s = 0.0
         accepted = [0, 0]
@@ -93,7 +105,7 @@ def _nyt(args: argparse.Namespace) -> dict[str, Any]:
             t0 = time.perf_counter()
             hdp.step(problem, state)
             t1 = time.perf_counter()
-            s, m = hdp.split_merge_moves(problem, state, args.proposals)
+            s, m = hdp.split_merge_moves(problem, state, args.proposals, scans=scans)
             moves_s += time.perf_counter() - t1
             sweep_s += t1 - t0
             accepted[0] += s
@@ -101,6 +113,7 @@ def _nyt(args: argparse.Namespace) -> dict[str, Any]:
             n_topics.append(state.n_topics)
         chains.append({
             "initial_topics": k0,
+            "scans": scans,
             "proposals": args.nyt_sweeps * args.proposals,
             "splits_accepted": accepted[0],
             "merges_accepted": accepted[1],
@@ -118,6 +131,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--scans", type=int, nargs="*", default=[],
+                        help="restricted Gibbs scans of the launch, one arm each")  # fmt: skip
     parser.add_argument("--nyt", action="store_true")
     parser.add_argument("--nyt-sweeps", type=int, default=300)
     parser.add_argument("--out", default="benchmarks/studies/hdp_split_merge.json")
