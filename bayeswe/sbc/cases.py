@@ -636,10 +636,12 @@ def _hdp_lda(
     step: Callable[..., Any] | None = None,
     method: str = "cgs",
     split_merge: int = 0,
+    scans: int = 0,
 ) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
     """``step``: the sweep to calibrate (default :func:`bayeswe.samplers.hdp_lda.step`,
     or :func:`~bayeswe.samplers.hdp_lda.step_alias` for ``method="alias-mh"``), with
-    ``split_merge`` split-merge proposals per sweep."""
+    ``split_merge`` split-merge proposals per sweep, each launched by ``scans``
+    restricted Gibbs scans."""
 
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         from bayeswe.dp.crf import crf_draw, words_given_topics
@@ -649,7 +651,7 @@ def _hdp_lda(
         default = hdp.step_alias if method == "alias-mh" else hdp.step
         sweep = default if step is None else step
         if split_merge:
-            sweep = functools.partial(sweep, split_merge=split_merge)
+            sweep = functools.partial(sweep, split_merge=split_merge, split_merge_scans=scans)
         alpha0, gamma = HDP_ALPHA0, HDP_GAMMA
         if resample:
             alpha0 = rng.gamma(HDP_ALPHA0_PRIOR[0], 1 / HDP_ALPHA0_PRIOR[1])
@@ -709,11 +711,11 @@ def _hdp_glda_statistics(vectors: NDArray, z: NDArray, m_total: int) -> list[flo
 
 
 def _hdp_glda(
-    step: Callable[..., Any] | None = None, split_merge: int = 0
+    step: Callable[..., Any] | None = None, split_merge: int = 0, scans: int = 0
 ) -> Callable[[np.random.Generator, int], NDArray[np.int64]]:
     """``step``: the sweep to calibrate (default
     :func:`bayeswe.samplers.hdp_gaussian_lda.step`), with ``split_merge`` split-merge
-    proposals per sweep."""
+    proposals per sweep, each launched by ``scans`` restricted Gibbs scans."""
 
     def run(rng: np.random.Generator, seed: int) -> NDArray[np.int64]:
         from bayeswe.corpus import BagOfWords, Vocabulary
@@ -723,7 +725,7 @@ def _hdp_glda(
 
         sweep = igl.step if step is None else step
         if split_merge:
-            sweep = functools.partial(sweep, split_merge=split_merge)
+            sweep = functools.partial(sweep, split_merge=split_merge, split_merge_scans=scans)
         lengths = np.full(HDP_DOCS, HDP_DOC_LENGTH)
         truth = crf_draw(lengths, HDP_ALPHA0, HDP_GAMMA, rng)
         K, D = truth.n_topics, GLDA_DIM
@@ -899,6 +901,16 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
         ),  # fmt: skip
         _hdp_lda(False, split_merge=3),
     ),
+    "hdp-lda-cgs-split-merge-scans": (
+        SBCCase(
+            "hdp-lda-cgs-split-merge-scans",
+            _HDP_DESIGN + _HDP_FIXED + "; 3 split-merge proposals per sweep, each launched "
+            "by 2 restricted Gibbs scans",
+            HDP_STATS,
+            {"split_merge": 3, "split_merge_scans": 2},
+        ),  # fmt: skip
+        _hdp_lda(False, split_merge=3, scans=2),
+    ),
     "hdp-gaussian-lda-cgs": (
         SBCCase("hdp-gaussian-lda-cgs", _HDP_GLDA_DESIGN, HDP_GLDA_STATS),
         _hdp_glda(),
@@ -911,6 +923,16 @@ CASES: dict[str, tuple[SBCCase, Callable[[np.random.Generator, int], NDArray[np.
             {"split_merge": 3},
         ),  # fmt: skip
         _hdp_glda(split_merge=3),
+    ),
+    "hdp-gaussian-lda-cgs-split-merge-scans": (
+        SBCCase(
+            "hdp-gaussian-lda-cgs-split-merge-scans",
+            _HDP_GLDA_DESIGN + "; 3 split-merge proposals per sweep, each launched by 2 "
+            "restricted Gibbs scans",
+            HDP_GLDA_STATS,
+            {"split_merge": 3, "split_merge_scans": 2},
+        ),  # fmt: skip
+        _hdp_glda(split_merge=3, scans=2),
     ),
     "hdp-lda-alias-mh": (
         SBCCase(

@@ -52,6 +52,9 @@ kept as studies, ``benchmarks/studies/hdp_reuters*.json`` (:func:`render_heldout
 :data:`SPLIT_PLACEHOLDER` becomes the tables of HDP-LDA's split-merge moves against token
 moves alone, ``benchmarks/studies/hdp_split_merge*.json``
 (``benchmarks/studies/hdp_split_merge.py``; :func:`render_split_merge_study`).
+:data:`DRIFT_PLACEHOLDER` becomes the table of NYT chains started between and beyond the
+benchmark's starts, ``benchmarks/studies/hdp_nyt_drift*.json``
+(``benchmarks/studies/hdp_nyt_drift.py``; :func:`render_drift_study`).
 
 A results file that is not a JSON object with a ``summary``, a headline row whose file
 or key is missing, or a cited file that is archived fails the build.
@@ -93,6 +96,8 @@ HELDOUT_PLACEHOLDER = "<!-- hdp-heldout-study -->"
 HELDOUT_GLOB = "hdp_reuters*.json"
 SPLIT_PLACEHOLDER = "<!-- hdp-split-merge-study -->"
 SPLIT_GLOB = "hdp_split_merge*.json"
+DRIFT_PLACEHOLDER = "<!-- hdp-nyt-drift-study -->"
+DRIFT_GLOB = "hdp_nyt_drift*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -1106,19 +1111,21 @@ def render_heldout_study(repo_root: Path) -> str:
 
 
 SPLIT_SIM_HEADER = (
-    "| proposals per sweep | seeds | accepted per proposal | R-hat of `n_topics`, worst seed "
-    "| bulk ESS of `n_topics` | bulk ESS of `lp` | ESS/s of `n_topics` | ESS/s of `lp` "
-    "| sweep seconds | file |"
+    "| proposals per sweep | launch scans | seeds | accepted per proposal "
+    "| R-hat of `n_topics`, worst seed | bulk ESS of `n_topics` | bulk ESS of `lp` "
+    "| ESS/s of `n_topics` | ESS/s of `lp` | sweep seconds | file |"
 )
 SPLIT_NYT_HEADER = (
-    "| start (topics) | proposals | splits accepted | merges accepted "
+    "| start (topics) | launch scans | proposals | splits accepted | merges accepted "
     "| topics every 50 sweeps | token moves, s per sweep | split-merge, s per sweep | file |"
 )
 
 
 def split_merge_sim_rows(path: Path) -> list[list[str]]:
-    """One row per number of proposals: over the seeds, the mean acceptance, the worst
-    R-hat of ``n_topics``, and mean ± sd of bulk ESS, ESS per second and sweep time."""
+    """One row per arm (proposals per sweep and restricted scans of each launch, from
+    keys ``split_merge_P`` and ``split_merge_P_scans_T``): over the seeds, the mean
+    acceptance, the worst R-hat of ``n_topics``, and mean ± sd of bulk ESS, ESS per
+    second and sweep time."""
     study = json.loads(path.read_text(encoding="utf-8"))
 
     def spread(values: list[float], digits: int) -> str:
@@ -1128,8 +1135,9 @@ def split_merge_sim_rows(path: Path) -> list[list[str]]:
     rows = []
     for key, seeds in study["sim"].items():
         accepted = [r["accepted_per_proposal"] for r in seeds]
+        proposals, _, scans = key.removeprefix("split_merge_").partition("_scans_")
         rows.append([
-            key.removeprefix("split_merge_"), str(len(seeds)),
+            proposals, scans or "0", str(len(seeds)),
             "–" if None in accepted else f"{statistics.fmean(accepted):.4f}",
             f"{max(r['rhat']['n_topics'] for r in seeds):.3f}",
             spread([r["ess_bulk"]["n_topics"] for r in seeds], 0),
@@ -1147,6 +1155,7 @@ def split_merge_nyt_rows(path: Path) -> list[list[str]]:
     return [
         [
             str(c["initial_topics"]),
+            str(c.get("scans", 0)),
             f"{c['proposals']:,}",
             str(c["splits_accepted"]),
             str(c["merges_accepted"]),
@@ -1171,6 +1180,34 @@ def render_split_merge_study(repo_root: Path) -> str:
     if nyt:
         tables.append("On NYT:\n\n" + "\n".join(_table(SPLIT_NYT_HEADER, nyt)))
     return "\n\n".join(tables) + "\n"
+
+
+DRIFT_HEADER = (
+    "| start (topics) | live topics, every draw | log joint per token, first and last draw "
+    "| sweeps | α0, γ (fixed) | file |"
+)
+
+
+def drift_rows(path: Path) -> list[list[str]]:
+    """One row per chain of a ``hdp_nyt_drift`` file: its topics at each draw, and its
+    log joint per training token at the first and last draw."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        [
+            str(c["initial_topics"]),
+            ", ".join(map(str, c["n_topics"])),
+            f"{c['lp_per_token'][0]:.3f} → {c['lp_per_token'][-1]:.3f}",
+            f"{study['sweeps']:,} (a draw every {study['every']})",
+            f"{study['alpha0']:g}, {study['gamma']:g}",
+            f"`{path.name}`",
+        ]
+        for c in study["chains"]
+    ]
+
+
+def render_drift_study(repo_root: Path) -> str:
+    """The chains of every ``benchmarks/studies/hdp_nyt_drift*.json``."""
+    return _study_table(repo_root, DRIFT_GLOB, DRIFT_HEADER, drift_rows)
 
 
 # --------------------------------------------------------------------------- MkDocs events
@@ -1236,6 +1273,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(HELDOUT_PLACEHOLDER, render_heldout_study(root))
         if SPLIT_PLACEHOLDER in markdown:
             markdown = markdown.replace(SPLIT_PLACEHOLDER, render_split_merge_study(root))
+        if DRIFT_PLACEHOLDER in markdown:
+            markdown = markdown.replace(DRIFT_PLACEHOLDER, render_drift_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

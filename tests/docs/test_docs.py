@@ -706,25 +706,48 @@ def test_split_merge_tables_summarize_the_seeds_and_the_nyt_chains(tmp_path):
 
     study = {
         "sim": {"split_merge_0": [seed(1, None, 1.01, 400, 4.0), seed(2, None, 1.09, 200, 4.0)],
-                "split_merge_10": [seed(1, 0.02, 1.002, 600, 20.0)]},
+                "split_merge_10": [seed(1, 0.02, 1.002, 600, 20.0)],
+                "split_merge_10_scans_3": [seed(1, 0.05, 1.001, 900, 30.0)]},
         "nyt": {"chains": [{"initial_topics": 300, "proposals": 6000, "splits_accepted": 0,
                             "merges_accepted": 0, "n_topics_every_50": [400, 450],
-                            "token_sweep_s_per_sweep": 0.1484, "moves_s_per_sweep": 0.026}]},
+                            "token_sweep_s_per_sweep": 0.1484, "moves_s_per_sweep": 0.026},
+                           {"initial_topics": 1, "scans": 3, "proposals": 6000,
+                            "splits_accepted": 9, "merges_accepted": 1,
+                            "n_topics_every_50": [20, 40], "token_sweep_s_per_sweep": 0.05,
+                            "moves_s_per_sweep": 0.3}]},
     }  # fmt: skip
     (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
     path = tmp_path / "benchmarks" / "studies" / "hdp_split_merge.json"
     path.write_text(json.dumps(study))
-    plain, moves = hook.split_merge_sim_rows(path)
-    assert plain == ["0", "2", "–", "1.090", "300 ± 141", "150 ± 71", "75.0 ± 35.4",
+    plain, moves, scanned = hook.split_merge_sim_rows(path)
+    assert plain == ["0", "0", "2", "–", "1.090", "300 ± 141", "150 ± 71", "75.0 ± 35.4",
                      "37.5 ± 17.7", "4.0 ± 0.0", "`hdp_split_merge.json`"]  # fmt: skip
-    assert moves[:4] == ["10", "1", "0.0200", "1.002"] and moves[4] == "600 ± nan"
+    assert moves[:5] == ["10", "0", "1", "0.0200", "1.002"] and moves[5] == "600 ± nan"
+    assert scanned[:5] == ["10", "3", "1", "0.0500", "1.001"]
     assert hook.SPLIT_SIM_HEADER.count("|") - 1 == len(plain)
-    (nyt,) = hook.split_merge_nyt_rows(path)
-    assert nyt == ["300", "6,000", "0", "0", "400, 450", "0.148", "0.026",
+    nyt, nyt_scanned = hook.split_merge_nyt_rows(path)
+    assert nyt_scanned[:5] == ["1", "3", "6,000", "9", "1"]
+    assert nyt == ["300", "0", "6,000", "0", "0", "400, 450", "0.148", "0.026",
                    "`hdp_split_merge.json`"]  # fmt: skip
     assert hook.SPLIT_NYT_HEADER.count("|") - 1 == len(nyt)
     assert "On NYT:" in hook.render_split_merge_study(tmp_path)
     assert "No `hdp_split_merge*.json`" in hook.render_split_merge_study(tmp_path / "x")
+
+
+def test_drift_rows_show_each_chains_topics_and_log_joint(tmp_path):
+    hook = _hook()
+    study = {"sweeps": 2000, "every": 100, "alpha0": 5.0, "gamma": 0.3,
+             "chains": [{"initial_topics": 150, "n_topics": [160, 190],
+                         "lp_per_token": [-8.1234, -8.0987]}]}  # fmt: skip
+    (tmp_path / "benchmarks" / "studies").mkdir(parents=True)
+    path = tmp_path / "benchmarks" / "studies" / "hdp_nyt_drift.json"
+    path.write_text(json.dumps(study))
+    (row,) = hook.drift_rows(path)
+    assert row == ["150", "160, 190", "-8.123 → -8.099", "2,000 (a draw every 100)",
+                   "5, 0.3", "`hdp_nyt_drift.json`"]  # fmt: skip
+    assert hook.DRIFT_HEADER.count("|") - 1 == len(row)
+    assert "`hdp_nyt_drift.json`" in hook.render_drift_study(tmp_path)
+    assert "No `hdp_nyt_drift*.json`" in hook.render_drift_study(tmp_path / "x")
 
 
 def test_infinite_gaussian_lda_rows_name_the_start_the_moves_and_the_prior(tmp_path):
