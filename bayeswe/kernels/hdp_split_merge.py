@@ -194,9 +194,17 @@ def _add_table(count: np.ndarray, tab: int, sc: Scratch, word: np.ndarray) -> No
 
 
 @njit(cache=True, inline="always")
-def _remove_table(count: np.ndarray, tab: int, sc: Scratch, word: np.ndarray) -> None:
+def _seat_table(
+    tab: int, sign: int, count: np.ndarray, tokens: np.ndarray, tables: np.ndarray,
+    sc: Scratch, word: np.ndarray,
+) -> None:  # fmt: skip
+    """Add (``sign`` 1) or remove (-1) table ``tab`` to or from its side's word counts
+    ``count[side]``, tokens and tables."""
+    side = sc.side[tab]
     for g in range(sc.start[tab], sc.start[tab + 1]):
-        count[word[sc.by_table[g]]] -= 1
+        count[side, word[sc.by_table[g]]] += sign
+    tokens[side] += sign * sc.size[tab]
+    tables[side] += sign
 
 
 @njit(cache=True, nogil=True)
@@ -284,74 +292,42 @@ def propose(
     if ta == tb:
         return NONE
     split = ki == kj
-    count_a, count_b = sc.count[0], sc.count[1]
-    _add_table(count_a, ta, sc, word)
-    _add_table(count_b, tb, sc, word)
-    n_a, n_b = sc.size[ta], sc.size[tb]
-    m_a, m_b = 1, 1
+    count = sc.count  # word counts of sides A and B
+    _add_table(count[0], ta, sc, word)
+    _add_table(count[1], tb, sc, word)
+    tokens = np.array([sc.size[ta], sc.size[tb]], dtype=np.int64)
+    tables = np.ones(2, dtype=np.int64)
+    if scans > 0 and not split:  # a merge keeps its sides while the launch is drawn
+        for r in range(n_other):
+            t = sc.order[r]
+            sc.kept[t] = sc.side[t]
     log_q = 0.0
-    if scans == 0:
-        # sequential allocation; for a merge, the probability of the present split
+    # sequential allocation (for a merge without scans, the probability of the present
+    # split); with ``scans``, the first pass of the launch, drawn whatever the state
+    for r in range(n_other):
+        t = sc.order[r]
+        la = math.log(tables[0]) + _log_predictive(count[0], tokens[0], t, sc, word, eta, veta)
+        lb = math.log(tables[1]) + _log_predictive(count[1], tokens[1], t, sc, word, eta, veta)
+        lp = allocate(la, lb, split or scans > 0, t, sc, rng)
+        if scans == 0:
+            log_q += lp
+        _seat_table(t, 1, count, tokens, tables, sc, word)
+    # ``scans`` restricted Gibbs scans, then the final one whose probability is q
+    for scan in range(scans + 1 if scans > 0 else 0):
+        final = scan == scans
         for r in range(n_other):
             t = sc.order[r]
-            la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
-            lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
-            log_q += allocate(la, lb, split, t, sc, rng)
-            if sc.side[t] == 0:
-                _add_table(count_a, t, sc, word)
-                n_a += sc.size[t]
-                m_a += 1
-            else:
-                _add_table(count_b, t, sc, word)
-                n_b += sc.size[t]
-                m_b += 1
-    else:
-        # the launch (module step 2): sequential allocation, then ``scans`` restricted
-        # Gibbs scans, all drawn whatever the present split; a merge keeps its sides
-        if not split:
-            for r in range(n_other):
-                t = sc.order[r]
-                sc.kept[t] = sc.side[t]
-        for r in range(n_other):
-            t = sc.order[r]
-            la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
-            lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
-            allocate(la, lb, True, t, sc, rng)
-            if sc.side[t] == 0:
-                _add_table(count_a, t, sc, word)
-                n_a += sc.size[t]
-                m_a += 1
-            else:
-                _add_table(count_b, t, sc, word)
-                n_b += sc.size[t]
-                m_b += 1
-        for scan in range(scans + 1):
-            final = scan == scans
-            for r in range(n_other):
-                t = sc.order[r]
-                if sc.side[t] == 0:
-                    _remove_table(count_a, t, sc, word)
-                    n_a -= sc.size[t]
-                    m_a -= 1
-                else:
-                    _remove_table(count_b, t, sc, word)
-                    n_b -= sc.size[t]
-                    m_b -= 1
-                la = math.log(m_a) + _log_predictive(count_a, n_a, t, sc, word, eta, veta)
-                lb = math.log(m_b) + _log_predictive(count_b, n_b, t, sc, word, eta, veta)
-                if final and not split:
-                    sc.side[t] = sc.kept[t]
-                lp = allocate(la, lb, split or not final, t, sc, rng)
-                if final:
-                    log_q += lp
-                if sc.side[t] == 0:
-                    _add_table(count_a, t, sc, word)
-                    n_a += sc.size[t]
-                    m_a += 1
-                else:
-                    _add_table(count_b, t, sc, word)
-                    n_b += sc.size[t]
-                    m_b += 1
+            _seat_table(t, -1, count, tokens, tables, sc, word)
+            la = math.log(tables[0]) + _log_predictive(count[0], tokens[0], t, sc, word, eta, veta)
+            lb = math.log(tables[1]) + _log_predictive(count[1], tokens[1], t, sc, word, eta, veta)
+            if final and not split:
+                sc.side[t] = sc.kept[t]
+            lp = allocate(la, lb, split or not final, t, sc, rng)
+            if final:
+                log_q += lp
+            _seat_table(t, 1, count, tokens, tables, sc, word)
+    count_a, count_b = count[0], count[1]
+    n_a, n_b, m_a, m_b = tokens[0], tokens[1], tables[0], tables[1]
     sc.ints[M_A], sc.ints[M_B] = m_a, m_b
     # log p(split) - log p(merged): the top-level restaurant and the word likelihoods
     delta = crp_delta(gamma, m_a, m_b)

@@ -84,7 +84,6 @@ def test_power_is_the_level_under_the_null_and_grows_with_replications() -> None
         "hdp-lda-cgs",
         "hdp-lda-cgs-resample",
         "hdp-lda-cgs-split-merge",
-        pytest.param("hdp-lda-cgs-split-merge-scans", marks=pytest.mark.slow),  # R=1000 committed
         "hdp-gaussian-lda-cgs",
         pytest.param("hdp-lda-alias-mh", marks=pytest.mark.slow),  # ~7 s; R=1000 committed
     ],
