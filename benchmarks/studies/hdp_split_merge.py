@@ -1,9 +1,9 @@
 """Do HDP-LDA's split-merge moves help? Acceptance and mixing with and without them.
 
-Two settings, each run with ``split_merge=0``, ``split_merge=P`` and, for each ``t`` of
-``--scans``, ``split_merge=P`` with ``split_merge_scans=t`` (restricted Gibbs launches),
-one after another in one process (same seeds, starts, warm-up and kept sweeps;
-``resample_concentrations=True``):
+Arms: ``split_merge=0``, ``split_merge=P`` and, for each ``t`` of ``--scans``,
+``split_merge=P`` with ``split_merge_scans=t`` (restricted Gibbs launches), run one
+after another in one process (same seeds, starts, warm-up and kept sweeps;
+``resample_concentrations=True``), in two settings:
 
 * ``sim``: the nonparametrics guide's example corpus (``simulate_hdp_lda(n_docs=200,
   doc_length=50, n_words=100, seed=1)``), four chains, two started with 1 topic and two
@@ -11,12 +11,13 @@ one after another in one process (same seeds, starts, warm-up and kept sweeps;
   proposal, R-hat and bulk ESS of ``n_topics`` and ``lp`` over the four chains (ArviZ),
   and bulk ESS per second of sweep time (moves included).
 * ``nyt`` (``--nyt``): one chain each from 1 and from 300 topics on the training
-  documents of ``bayeswe bench hdp-chains`` (NYT, ``eta`` 0.01), ``--nyt-sweeps``
-  sweeps with the moves: how many are accepted, and the seconds they add per sweep.
+  documents of ``bayeswe bench hdp-chains`` (NYT, ``eta`` 0.01) for each arm with
+  moves, ``--nyt-sweeps`` sweeps: how many are accepted, and the seconds they add per
+  sweep.
 
 Run from the repository root; writes ``benchmarks/studies/hdp_split_merge.json``::
 
-    python benchmarks/studies/hdp_split_merge.py --nyt --scans 2 5
+    python benchmarks/studies/hdp_split_merge.py --nyt --scans 2
 """
 
 from __future__ import annotations
