@@ -116,6 +116,32 @@ def _candidate(
     return _log_ml(2, st, prior, logdet_psi0)
 
 
+@njit(cache=True)
+def _side_weights(
+    t: int, tables: np.ndarray, sc: Scratch, st: Stats, word: np.ndarray, emb: np.ndarray,
+    prior: Prior, logdet_psi0: float,
+) -> tuple[float, float, float, float]:  # fmt: skip
+    """Log weights of table ``t`` joining side A and side B (the side's tables times the
+    table's predictive), and the two sides' log ML with it."""
+    ml_a = _candidate(0, t, sc, st, word, emb, prior, logdet_psi0)
+    ml_b = _candidate(1, t, sc, st, word, emb, prior, logdet_psi0)
+    la = math.log(tables[0]) + ml_a - st.log_ml[0]
+    lb = math.log(tables[1]) + ml_b - st.log_ml[1]
+    return la, lb, ml_a, ml_b
+
+
+@njit(cache=True, inline="always")
+def _join(
+    t: int, ml_a: float, ml_b: float, tables: np.ndarray, sc: Scratch, st: Stats,
+    word: np.ndarray, emb: np.ndarray,
+) -> None:  # fmt: skip
+    """Table ``t`` into its side's statistics, log ML (``ml_a`` or ``ml_b``) and tables."""
+    side = sc.side[t]
+    _add_table(side, t, sc, st, word, emb)
+    st.log_ml[side] = ml_a if side == 0 else ml_b
+    tables[side] += 1
+
+
 @njit(cache=True, nogil=True)
 def propose(
     corpus: VectorCorpus, word_ptr: np.ndarray, by_word: np.ndarray, assign: Assignments,
@@ -140,7 +166,7 @@ def propose(
     _add_table(1, tb, sc, st, word, emb)
     st.log_ml[0] = _log_ml(0, st, prior, logdet_psi0)
     st.log_ml[1] = _log_ml(1, st, prior, logdet_psi0)
-    m_a, m_b = 1, 1
+    tables = np.ones(2, dtype=np.int64)
     log_q = 0.0
     if scans > 0 and not split:  # a merge keeps its sides while the launch is drawn
         for r in range(n_other):
@@ -149,48 +175,28 @@ def propose(
     # sequential allocation; with ``scans``, the launch's first pass
     for r in range(n_other):
         t = sc.order[r]
-        ml_a = _candidate(0, t, sc, st, word, emb, prior, logdet_psi0)
-        ml_b = _candidate(1, t, sc, st, word, emb, prior, logdet_psi0)
-        la = math.log(m_a) + ml_a - st.log_ml[0]
-        lb = math.log(m_b) + ml_b - st.log_ml[1]
+        la, lb, ml_a, ml_b = _side_weights(t, tables, sc, st, word, emb, prior, logdet_psi0)
         lp = allocate(la, lb, split or scans > 0, t, sc, rng)
         if scans == 0:
             log_q += lp
-        s = sc.side[t]
-        _add_table(s, t, sc, st, word, emb)
-        st.log_ml[s] = ml_a if s == 0 else ml_b
-        if s == 0:
-            m_a += 1
-        else:
-            m_b += 1
+        _join(t, ml_a, ml_b, tables, sc, st, word, emb)
     # ``scans`` restricted Gibbs scans, then the final one whose probability is q
     for scan in range(scans + 1 if scans > 0 else 0):
         final = scan == scans
         for r in range(n_other):
             t = sc.order[r]
-            s = sc.side[t]
-            _remove_table(s, t, sc, st, word, emb)
-            st.log_ml[s] = _log_ml(s, st, prior, logdet_psi0)
-            if s == 0:
-                m_a -= 1
-            else:
-                m_b -= 1
-            ml_a = _candidate(0, t, sc, st, word, emb, prior, logdet_psi0)
-            ml_b = _candidate(1, t, sc, st, word, emb, prior, logdet_psi0)
-            la = math.log(m_a) + ml_a - st.log_ml[0]
-            lb = math.log(m_b) + ml_b - st.log_ml[1]
+            side = sc.side[t]
+            _remove_table(side, t, sc, st, word, emb)
+            st.log_ml[side] = _log_ml(side, st, prior, logdet_psi0)
+            tables[side] -= 1
+            la, lb, ml_a, ml_b = _side_weights(t, tables, sc, st, word, emb, prior, logdet_psi0)
             if final and not split:
                 sc.side[t] = sc.kept[t]
             lp = allocate(la, lb, split or not final, t, sc, rng)
             if final:
                 log_q += lp
-            s = sc.side[t]
-            _add_table(s, t, sc, st, word, emb)
-            st.log_ml[s] = ml_a if s == 0 else ml_b
-            if s == 0:
-                m_a += 1
-            else:
-                m_b += 1
+            _join(t, ml_a, ml_b, tables, sc, st, word, emb)
+    m_a, m_b = tables[0], tables[1]
     sc.ints[M_A], sc.ints[M_B] = m_a, m_b
     # the merged topic's statistics in the candidate slot
     st.n[2] = st.n[0] + st.n[1]
