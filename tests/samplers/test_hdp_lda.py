@@ -381,10 +381,19 @@ def test_per_chain_starts_give_each_chain_the_draws_of_its_single_start_run(meth
     assert first != singles[1].warmup_sample_stats["lp"].isel(chain=1, draw=0).item()
 
 
-def test_per_chain_starts_resume_from_a_checkpoint(tmp_path) -> None:
-    run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1,
-           "initial_topics": (2, 7)}  # fmt: skip
-    straight = hdp.sample_hdp_lda(_tiny(), **run)
+@pytest.mark.parametrize(
+    ("options", "other"),
+    [
+        ({"initial_topics": (2, 7)}, {"initial_topics": (2, 8)}),
+        ({"split_merge": 3, "split_merge_scans": 2}, {"split_merge": 3, "split_merge_scans": 1}),
+    ],
+    ids=["per-chain-starts", "split-merge-scans"],
+)
+def test_a_run_resumes_from_a_checkpoint_and_refuses_other_settings(
+    tmp_path, options, other
+) -> None:
+    run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1}
+    straight = hdp.sample_hdp_lda(_tiny(), **run, **options)
     path = tmp_path / "run.ckpt"
 
     def stop(done: int) -> None:
@@ -392,30 +401,12 @@ def test_per_chain_starts_resume_from_a_checkpoint(tmp_path) -> None:
             raise _Stop
 
     with pytest.raises(_Stop):
-        hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2, callback=stop)
-    with pytest.raises(CheckpointError):  # other starts: refused
-        hdp.sample_hdp_lda(_tiny(), **(run | {"initial_topics": (2, 8)}), checkpoint=path)
-    resumed = hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2)
-    assert resumed.attrs["resumed"]
-    for name, value in straight.posterior.data_vars.items():
-        assert np.array_equal(value.values, resumed.posterior[name].values), name
-
-
-def test_split_merge_scans_resume_from_a_checkpoint(tmp_path) -> None:
-    run = {"seed": 4, "chains": 2, "iter_warmup": 3, "iter_sampling": 6, "thin": 1,
-           "split_merge": 3, "split_merge_scans": 2}  # fmt: skip
-    straight = hdp.sample_hdp_lda(_tiny(), **run)
-    path = tmp_path / "run.ckpt"
-
-    def stop(done: int) -> None:
-        if done == 5:
-            raise _Stop
-
-    with pytest.raises(_Stop):
-        hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2, callback=stop)
-    with pytest.raises(CheckpointError):  # other scans: refused
-        hdp.sample_hdp_lda(_tiny(), **(run | {"split_merge_scans": 1}), checkpoint=path)
-    resumed = hdp.sample_hdp_lda(_tiny(), **run, checkpoint=path, checkpoint_every=2)
+        hdp.sample_hdp_lda(
+            _tiny(), **run, **options, checkpoint=path, checkpoint_every=2, callback=stop
+        )
+    with pytest.raises(CheckpointError):  # other starts or scans: refused
+        hdp.sample_hdp_lda(_tiny(), **run, **other, checkpoint=path)
+    resumed = hdp.sample_hdp_lda(_tiny(), **run, **options, checkpoint=path, checkpoint_every=2)
     assert resumed.attrs["resumed"]
     for name, value in straight.posterior.data_vars.items():
         assert np.array_equal(value.values, resumed.posterior[name].values), name
