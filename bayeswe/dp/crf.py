@@ -98,9 +98,14 @@ def log_p_words(z: np.ndarray, words: np.ndarray, n_words: int, eta: float) -> f
     n_wk = np.zeros((k.max(initial=-1) + 1, n_words))
     np.add.at(n_wk, (k, np.asarray(words)), 1.0)
     n_k = n_wk.sum(axis=1)
-    return float(
-        (gammaln(n_wk + eta) - math.lgamma(eta)).sum()
-        + (math.lgamma(n_words * eta) - gammaln(n_k + n_words * eta)).sum()
+    # math.fsum: the same value, to the last bit, for any labelling of the topics
+    return math.fsum(
+        np.concatenate(
+            [
+                (gammaln(n_wk + eta) - math.lgamma(eta)).ravel(),
+                math.lgamma(n_words * eta) - gammaln(n_k + n_words * eta),
+            ]
+        ).tolist()
     )
 
 

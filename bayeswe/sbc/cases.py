@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -202,12 +203,24 @@ TOPIC_WARMUP, TOPIC_THIN = 100, 5
 LDA_STATS = ("log_p_z", "log_p_w_given_z", "sum_n_dk_squared", "sum_n_wk_squared")
 
 
+def label_free_sum(terms: NDArray) -> float:
+    """The correctly rounded sum of ``terms`` (:func:`math.fsum`), whatever their order.
+
+    A statistic that sums over topics or clusters in label order would round differently
+    for a draw equal to the truth up to its labels; SBC's random tie-breaking needs the
+    two values to be bit-identical."""
+    return math.fsum(np.ravel(terms).tolist())
+
+
 def _log_dirichlet_multinomial(counts: NDArray, prior: NDArray) -> float:
-    """``sum_rows log int prod_k p_k^n_k Dir(p | prior) dp`` for count rows ``(R, K)``."""
+    """``sum_rows log int prod_k p_k^n_k Dir(p | prior) dp`` for count rows ``(R, K)``
+    (a symmetric ``prior``: the same value for any permutation of the columns)."""
     n = counts.sum(axis=1)
     a = prior.sum()
-    return float(
-        np.sum(gammaln(a) - gammaln(n + a)) + np.sum(gammaln(counts + prior) - gammaln(prior))
+    return label_free_sum(
+        np.concatenate(
+            [gammaln(a) - gammaln(n + a), np.ravel(gammaln(counts + prior) - gammaln(prior))]
+        )
     )
 
 
@@ -314,25 +327,40 @@ def _glda_draw(rng: np.random.Generator) -> tuple[Any, NDArray[np.int32]]:
     return data, z.astype(np.int32)
 
 
-def _log_marginal_niw(x: NDArray[np.float64]) -> float:
-    """``log p(x_1..x_n)`` under ``N(mu, Sigma)``, ``(mu, Sigma) ~ NIW`` (the case's prior).
+def niw_log_marginals(
+    x: NDArray[np.float64], z: NDArray, kappa0: float, nu0: float, psi0: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Per cluster of ``z`` (points sharing a label, in the order of the labels' values):
+    ``log p(x_cluster)`` under ``N(mu, Sigma)``, ``(mu, Sigma) ~ NIW(0, kappa0, nu0, psi0)``.
 
     Murphy (2007), "Conjugate Bayesian analysis of the Gaussian distribution", eq. 266.
+    A cluster's value depends on its points only (accumulated in their index order), not
+    on its label.
     """
-    n, D = x.shape
-    if n == 0:
-        return 0.0
-    k0, n0, psi0 = GLDA_KAPPA, GLDA_NU, GLDA_PSI
-    mean = x.mean(axis=0)
-    centred = x - mean
-    kn, nn = k0 + n, n0 + n
-    psi_n = psi0 + centred.T @ centred + (k0 * n / kn) * np.outer(mean, mean)
-    return float(
+    _, k = np.unique(z, return_inverse=True)
+    n_clusters, D = int(k.max(initial=-1)) + 1, x.shape[1]
+    n = np.bincount(k, minlength=n_clusters).astype(np.float64)
+    sums = np.zeros((n_clusters, D))
+    np.add.at(sums, k, x)
+    mean = sums / n[:, None]
+    centred = x - mean[k]
+    scatter = np.zeros((n_clusters, D, D))
+    np.add.at(scatter, k, centred[:, :, None] * centred[:, None, :])
+    kn, nn = kappa0 + n, nu0 + n
+    psi_n = (
+        psi0 + scatter + (kappa0 * n / kn)[:, None, None] * (mean[:, :, None] * mean[:, None, :])
+    )
+    return (
         -0.5 * n * D * np.log(np.pi)
-        + multigammaln(0.5 * nn, D) - multigammaln(0.5 * n0, D)
-        + 0.5 * n0 * np.linalg.slogdet(psi0)[1] - 0.5 * nn * np.linalg.slogdet(psi_n)[1]
-        + 0.5 * D * (np.log(k0) - np.log(kn))
+        + multigammaln(0.5 * nn, D) - multigammaln(0.5 * nu0, D)
+        + 0.5 * nu0 * np.linalg.slogdet(psi0)[1] - 0.5 * nn * np.linalg.slogdet(psi_n)[1]
+        + 0.5 * D * (np.log(kappa0) - np.log(kn))
     )  # fmt: skip
+
+
+def _log_marginal_niw(x: NDArray[np.float64], z: NDArray) -> float:
+    """``sum_k log p(x_k)`` over the clusters of ``z`` under the Gaussian LDA cases' prior."""
+    return label_free_sum(niw_log_marginals(x, z, GLDA_KAPPA, GLDA_NU, GLDA_PSI))
 
 
 def _glda_statistics(vectors: NDArray, doc: NDArray, z: NDArray) -> NDArray:
@@ -349,7 +377,7 @@ def _glda_statistics(vectors: NDArray, doc: NDArray, z: NDArray) -> NDArray:
     return np.array(
         [
             _log_dirichlet_multinomial(n_dk, np.full(K, GLDA_ALPHA)),
-            sum(_log_marginal_niw(vectors[z == k]) for k in range(K)),
+            _log_marginal_niw(vectors, z),
             float(np.sum(n_dk**2)),
             float(n_k @ n_k),
         ]
@@ -442,22 +470,6 @@ def _dp_draw(rng: np.random.Generator) -> tuple[Any, NDArray[np.int64], float]:
     return data, z, float(alpha)
 
 
-def _dp_log_marginal(x: NDArray[np.float64]) -> float:
-    """NIW marginal likelihood of one cluster under the case's prior (Murphy 2007, eq. 266)."""
-    n, D = x.shape
-    k0, n0, psi0 = DP_KAPPA, DP_NU, DP_PSI
-    mean = x.mean(axis=0)
-    centred = x - mean
-    kn, nn = k0 + n, n0 + n
-    psi_n = psi0 + centred.T @ centred + (k0 * n / kn) * np.outer(mean, mean)
-    return float(
-        -0.5 * n * D * np.log(np.pi)
-        + multigammaln(0.5 * nn, D) - multigammaln(0.5 * n0, D)
-        + 0.5 * n0 * np.linalg.slogdet(psi0)[1] - 0.5 * nn * np.linalg.slogdet(psi_n)[1]
-        + 0.5 * D * (np.log(k0) - np.log(kn))
-    )  # fmt: skip
-
-
 def dp_statistics(y: NDArray[np.float64], z: NDArray[np.int64], alpha: float) -> NDArray:
     """:data:`DP_STATS` of a partition, recomputed from ``z`` (labels do not matter)."""
     labels, sizes = np.unique(z, return_counts=True)
@@ -465,7 +477,7 @@ def dp_statistics(y: NDArray[np.float64], z: NDArray[np.int64], alpha: float) ->
         [
             alpha,
             float(labels.size),
-            sum(_dp_log_marginal(y[z == k]) for k in labels),
+            label_free_sum(niw_log_marginals(y, z, DP_KAPPA, DP_NU, DP_PSI)),
             float(sizes @ sizes),
             float((sizes == 1).sum()),
             float((z == z[0]).sum()),
@@ -519,12 +531,16 @@ DPM_BETA = np.array([0.3, 0.6, 0.9, 1.2])  # Dirichlet prior of a cluster's prob
 DPM_STATS = DP_STATS  # alpha, clusters, log marginal, sum n_k^2, singletons, |cluster of 0|
 
 
-def _dpm_log_marginal(x: NDArray[np.int64]) -> float:
-    """Dirichlet-multinomial marginal of the token sequences of rows ``x``."""
-    c = x.sum(axis=0)
+def _dpm_log_marginals(x: NDArray[np.int64], z: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Per cluster of ``z``: the Dirichlet-multinomial marginal of its rows' tokens."""
+    _, k = np.unique(z, return_inverse=True)
+    c = np.zeros((int(k.max(initial=-1)) + 1, x.shape[1]), dtype=np.int64)
+    np.add.at(c, k, x)
     b = DPM_BETA
-    return float(
-        gammaln(b.sum()) - gammaln(b.sum() + c.sum()) + (gammaln(b + c) - gammaln(b)).sum()
+    return (
+        gammaln(b.sum())
+        - gammaln(b.sum() + c.sum(axis=1))
+        + (gammaln(b + c) - gammaln(b)).sum(axis=1)
     )
 
 
@@ -535,7 +551,7 @@ def dp_multinomial_statistics(x: NDArray[np.int64], z: NDArray[np.int64], alpha:
         [
             alpha,
             float(labels.size),
-            sum(_dpm_log_marginal(x[z == k]) for k in labels),
+            label_free_sum(_dpm_log_marginals(x, z)),
             float(sizes @ sizes),
             float((sizes == 1).sum()),
             float((z == z[0]).sum()),
@@ -696,7 +712,7 @@ HDP_GLDA_STATS = ("n_topics", "n_tables", "log_p_v_given_z", "sum_n_k_squared",
 def _hdp_glda_statistics(vectors: NDArray, z: NDArray, m_total: int) -> list[float]:
     """Label-free statistics, computed afresh from ``z`` and the vectors (not from the
     sampler's factors, so that a draw equal to the truth gives bit-identical values)."""
-    labels, n_k = np.unique(z, return_counts=True)
+    _, n_k = np.unique(z, return_counts=True)
     _, n_dk = np.unique(
         np.repeat(np.arange(HDP_DOCS), HDP_DOC_LENGTH) * (int(z.max()) + 1) + z,
         return_counts=True,
@@ -704,7 +720,7 @@ def _hdp_glda_statistics(vectors: NDArray, z: NDArray, m_total: int) -> list[flo
     return [
         float(n_k.size),
         float(m_total),
-        sum(_log_marginal_niw(vectors[z == k]) for k in labels),
+        _log_marginal_niw(vectors, z),
         float((n_k.astype(np.int64) ** 2).sum()),
         float((n_dk.astype(np.int64) ** 2).sum()),
     ]
