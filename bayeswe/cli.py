@@ -67,6 +67,26 @@ class _Parser(argparse.ArgumentParser):
         _fail(f"{where}: {message}" if where else message, EXIT_USAGE)
 
 
+class _LazyParser(_Parser):
+    """A subcommand's parser whose options are added on first use (``populate(self)``).
+
+    Each benchmark module brings its own imports (SciPy's statistics, the samplers, ...);
+    building all their parsers made every ``bayeswe`` command, ``--help`` included, start
+    about two seconds slower. ``bayeswe bench --help`` lists the names and help texts
+    without them."""
+
+    def __init__(self, *args: Any, populate: Callable[[argparse.ArgumentParser], None],
+                 **kwargs: Any) -> None:  # fmt: skip
+        super().__init__(*args, **kwargs)
+        self._populate: Callable[[argparse.ArgumentParser], None] | None = populate
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._populate is not None:
+            populate, self._populate = self._populate, None
+            populate(self)
+        return super().parse_known_args(args, namespace)
+
+
 # --------------------------------------------------------------------------- checks
 
 
@@ -594,18 +614,24 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_commands(sub, _add_debug)  # bayeswe fit, bayeswe summary
 
     bench = sub.add_parser("bench", help="benchmarks")
-    bench_sub = bench.add_subparsers(dest="benchmark", required=True)
+    bench_sub = bench.add_subparsers(dest="benchmark", required=True, parser_class=_LazyParser)
     for name, (module_name, help_text) in BENCHMARKS.items():
-        module = importlib.import_module(module_name)
-        bench_parser = bench_sub.add_parser(name, help=help_text)
-        module.build_parser(bench_parser)
-        _add_debug(bench_parser)
-        bench_parser.set_defaults(
-            func=lambda args, module=module: module.main(args=args),
-            check=functools.partial(_check_bench, parser=bench_parser, module=module),
-            where=f"bench {name}",
+        bench_sub.add_parser(
+            name, help=help_text, populate=functools.partial(_bench_options, name, module_name)
         )
     return parser
+
+
+def _bench_options(name: str, module_name: str, bench_parser: argparse.ArgumentParser) -> None:
+    """Benchmark ``name``'s options and command, from its module (imported here)."""
+    module = importlib.import_module(module_name)
+    module.build_parser(bench_parser)
+    _add_debug(bench_parser)
+    bench_parser.set_defaults(
+        func=lambda args: module.main(args=args),
+        check=functools.partial(_check_bench, parser=bench_parser, module=module),
+        where=f"bench {name}",
+    )
 
 
 def _run_step(step: Callable[[], Any], status: int, debug: bool, where: str = "") -> Any:
