@@ -37,6 +37,7 @@ from bayeswe.kernels.hdp_split_merge import (
     allocate,
     anchors,
     crp_delta,
+    log_anchor_ratio,
     seat_anchors,
 )
 from bayeswe.kernels.hdp_structs import Topics as Weights
@@ -151,7 +152,7 @@ def propose(
     """As :func:`bayeswe.kernels.hdp_split_merge.propose` (``scans`` restricted Gibbs
     scans in the launch), with the NIW likelihood."""
     word, emb, z, beta = corpus.word, corpus.emb, assign.z, weights.beta
-    i, j = anchors(word_ptr, by_word, word, rng)
+    i, j = anchors(word_ptr, by_word, word, z, assign.n_k, rng)
     ki, kj = z[i], z[j]
     n_other = seat_anchors(i, j, ki, kj, alpha0 * beta[ki], alpha0 * beta[kj],
                            corpus.tok_ptr, z, assign.n_dk, rng, sc)  # fmt: skip
@@ -206,7 +207,10 @@ def propose(
             st.scatter[2, a, b] = st.scatter[0, a, b] + st.scatter[1, a, b]
     merged = _log_ml(2, st, prior, logdet_psi0)
     delta = crp_delta(gamma, m_a, m_b) + st.log_ml[0] + st.log_ml[1] - merged
-    sc.floats[0], sc.floats[1] = delta, log_q
+    w = word[i]
+    sc.floats[2] = log_anchor_ratio(word.size, word_ptr[w + 1] - word_ptr[w], word[j] == w,
+                                    st.n[0], st.n[1])  # fmt: skip
+    sc.floats[0], sc.floats[1] = delta, log_q + sc.floats[2]
     return SPLIT if split else MERGE
 
 

@@ -5,10 +5,16 @@ Jordan, Beal and Blei (2006, section 5.1) with the seating of each document's cu
 (tokens) at its tables summarised by the counts ``m_dk``. A move on the dishes (topics)
 of whole tables, in the manner of Wang and Blei (2012), is made exact in three parts:
 
-1. **Seat the tokens.** Two anchor tokens ``i`` and ``j`` are drawn whatever the state:
-   ``i`` uniformly, ``j`` uniformly among the other tokens with probability 1/2 and among
-   the other tokens of ``i``'s word otherwise (a pair that shares a word makes merges of
-   related topics likely). For the dishes of ``i`` and ``j``, the tokens of each
+1. **Seat the tokens.** Two anchor tokens ``i`` and ``j`` are drawn: ``i`` uniformly,
+   ``j`` with probability 1/3 each uniformly among the other tokens, among the other
+   tokens of ``i``'s word (a pair that shares a word makes merges of related topics
+   likely) and among the other tokens of ``i``'s topic (so that splits are proposed
+   whatever the number of topics: two uniform tokens share one of ``K`` topics about
+   once in ``K`` draws); a word or topic without another token falls back to the
+   uniform draw. The last branch depends on the state, so the probability of the
+   ordered pair ``(i, j)`` under the state a move proposes, over its probability under
+   the present state, enters the ratio (:func:`log_anchor_ratio`). For the dishes of
+   ``i`` and ``j``, the tokens of each
    document and dish are seated afresh by the Chinese restaurant with concentration
    ``alpha0 beta_k``: the Gibbs draw of the seating given ``z`` and ``beta``, of which
    eq. (40) draws only the number of tables.
@@ -27,7 +33,10 @@ of whole tables, in the manner of Wang and Blei (2012), is made exact in three p
    different dishes, the merge of the two is proposed, and the probability that the same
    allocation (same anchors, a fresh random order) rebuilds the present split enters
    the ratio. The Metropolis-Hastings log ratio of a split is
-   ``log p(split) - log p(merged) - log q(split)``, that of a merge its negative.
+   ``log p(split) - log p(merged) - log q(split)``, that of a merge its negative, where
+   ``q(split)`` is the probability of the split given the merged state over that of the
+   merge given the split one: the allocation's probability times the anchors' law's
+   ratio.
    Anchors sharing a table cannot be split: nothing is proposed (the seating of step 1
    stands).
 
@@ -69,6 +78,7 @@ __all__ = [
     "Scratch",
     "allocate",
     "anchors",
+    "log_anchor_ratio",
     "crp_delta",
     "new_scratch",
     "propose",
@@ -101,7 +111,8 @@ class Scratch(NamedTuple):
     words: np.ndarray  #: int32 (V,): the distinct words seated
     seen: np.ndarray  #: bool (V,) (False between proposals)
     ints: np.ndarray  #: int64 (8,): see the ``N_SEATED`` .. ``M_B`` indices
-    #: float64 (2,): log p(split) - log p(merged); log q(split) of the allocation
+    #: float64 (3,): log p(split) - log p(merged); log q(split), the allocation's and the
+    #: anchors' parts; the anchors' part alone (:func:`log_anchor_ratio`)
     floats: np.ndarray
 
 
@@ -112,7 +123,7 @@ def new_scratch(n_tokens: int, n_words: int) -> Scratch:
         np.zeros(N + 1, np.int64), np.zeros(N, np.int32), np.zeros(N, np.int8),
         np.zeros(N, np.int8), np.zeros(N, np.int32), np.zeros((2, V), np.int32),
         np.zeros(V, np.int32), np.zeros(V, np.bool_), np.zeros(8, np.int64),
-        np.zeros(2, np.float64),
+        np.zeros(3, np.float64),
     )  # fmt: skip
 
 
@@ -121,23 +132,63 @@ def _uniform_index(n: int, rng: np.ndarray) -> int:
     return min(int(next_double(rng) * n), n - 1)
 
 
+#: Probability of each branch of the second anchor's law: uniform, same word, same topic.
+ANCHOR_UNIFORM, ANCHOR_WORD = 1.0 / 3.0, 2.0 / 3.0
+
+
 @njit(cache=True, nogil=True)
 def anchors(
-    word_ptr: np.ndarray, by_word: np.ndarray, word: np.ndarray, rng: np.ndarray
-) -> tuple[int, int]:
+    word_ptr: np.ndarray, by_word: np.ndarray, word: np.ndarray, z: np.ndarray,
+    n_k: np.ndarray, rng: np.ndarray,
+) -> tuple[int, int]:  # fmt: skip
     """Tokens ``i`` and ``j != i`` (needs at least 2 tokens), the law of module step 1;
-    ``by_word[word_ptr[w]:word_ptr[w + 1]]`` are the tokens of word ``w``."""
+    ``by_word[word_ptr[w]:word_ptr[w + 1]]`` are the tokens of word ``w``, ``z`` and
+    ``n_k`` the tokens' topics and the topics' sizes."""
     N = word.size
     i = _uniform_index(N, rng)
-    w = word[i]
+    w, k = word[i], z[i]
     lo, hi = word_ptr[w], word_ptr[w + 1]
-    if next_double(rng) < 0.5 or hi - lo < 2:
+    u = next_double(rng)
+    if u < ANCHOR_UNIFORM or (u < ANCHOR_WORD and hi - lo < 2) or (u >= ANCHOR_WORD and n_k[k] < 2):
         j = _uniform_index(N - 1, rng)
         return i, j + 1 if j >= i else j
-    while True:
-        j = by_word[lo + _uniform_index(hi - lo, rng)]
-        if j != i:
+    if u < ANCHOR_WORD:
+        while True:
+            j = by_word[lo + _uniform_index(hi - lo, rng)]
+            if j != i:
+                return i, j
+    while True:  # uniform among the topic's other tokens, by rejection
+        j = _uniform_index(N, rng)
+        if j != i and z[j] == k:
             return i, j
+
+
+@njit(cache=True, inline="always")
+def _anchor_log_prob(n_tokens: int, n_word: int, same_word: bool, n_topic: int) -> float:
+    """log of the second anchor's probability given the first (``j``'s branch sum), for a
+    word with ``n_word`` tokens and a first anchor's topic of ``n_topic`` tokens that
+    holds ``j`` (``n_topic`` 0: it does not)."""
+    uniform = 1.0 / (n_tokens - 1)
+    p = ANCHOR_UNIFORM * uniform
+    if n_word < 2:
+        p += (ANCHOR_WORD - ANCHOR_UNIFORM) * uniform
+    elif same_word:
+        p += (ANCHOR_WORD - ANCHOR_UNIFORM) / (n_word - 1)
+    if n_topic >= 2:
+        p += (1.0 - ANCHOR_WORD) / (n_topic - 1)
+    elif n_topic == 1:  # the first anchor alone in its topic: the uniform fallback
+        p += (1.0 - ANCHOR_WORD) * uniform
+    return math.log(p)
+
+
+@njit(cache=True, inline="always")
+def log_anchor_ratio(n_tokens: int, n_word: int, same_word: bool, n_a: int, n_b: int) -> float:
+    """``log q(i, j | merged) - log q(i, j | split)`` for anchors ``i`` (side A, ``n_a``
+    tokens) and ``j`` (side B, ``n_b``), ``n_word`` the tokens of ``i``'s word."""
+    merged = _anchor_log_prob(n_tokens, n_word, same_word, n_a + n_b)
+    # split: j is not in i's topic, which uses the uniform fallback only if alone
+    split = _anchor_log_prob(n_tokens, n_word, same_word, 1 if n_a == 1 else 0)
+    return merged - split
 
 
 @njit(cache=True, nogil=True)
@@ -280,11 +331,12 @@ def propose(
 ) -> int:  # fmt: skip
     """Steps 1-2 of the module: returns :data:`SPLIT`, :data:`MERGE` or :data:`NONE`;
     for a split or a merge, ``sc.floats`` holds ``log p(split) - log p(merged)`` and
-    ``log q(split)``. Writes nothing but the scratch and the random stream."""
+    ``log q(split)`` (allocation and anchors). Writes nothing but the scratch and the
+    random stream."""
     word, z, beta = corpus.word, counts.z, topics.beta
     V = counts.n_wk.shape[0]
     veta = V * eta
-    i, j = anchors(order.word_ptr, order.token, word, rng)
+    i, j = anchors(order.word_ptr, order.token, word, counts.z, counts.n_k, rng)
     ki, kj = z[i], z[j]
     n_other = seat_anchors(i, j, ki, kj, alpha0 * beta[ki], alpha0 * beta[kj],
                            corpus.tok_ptr, z, counts.n_dk, rng, sc)  # fmt: skip
@@ -347,7 +399,10 @@ def propose(
         delta += math.lgamma(ca + eta) + math.lgamma(cb + eta) - math.lgamma(ca + cb + eta)
         delta -= lg_eta
         count_a[w], count_b[w], sc.seen[w] = 0, 0, False
-    sc.floats[0], sc.floats[1] = delta, log_q
+    w = word[i]
+    sc.floats[2] = log_anchor_ratio(word.size, order.word_ptr[w + 1] - order.word_ptr[w],
+                                    word[j] == w, n_a, n_b)  # fmt: skip
+    sc.floats[0], sc.floats[1] = delta, log_q + sc.floats[2]
     return SPLIT if split else MERGE
 
 

@@ -534,8 +534,9 @@ def split_merge_moves(
 
 def metropolis_log_ratio(kind: int, delta: float, log_q: float) -> float:
     """The log Metropolis-Hastings ratio of a split (``delta - log_q``) or a merge
-    (``log_q - delta``), ``delta = log p(split) - log p(merged)`` and ``log_q`` the
-    allocation's log probability of the split."""
+    (``log_q - delta``), ``delta = log p(split) - log p(merged)`` and ``log_q`` the log
+    probability of proposing the split from the merged state over that of proposing the
+    merge from the split one (the allocation's and the anchors' parts)."""
     return delta - log_q if kind == sm.SPLIT else log_q - delta
 
 

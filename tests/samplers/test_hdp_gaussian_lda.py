@@ -19,6 +19,7 @@ from bayeswe.glda.simulate import simulate_gaussian_lda
 from bayeswe.kernels import hdp_glda as kern
 from bayeswe.kernels import hdp_lda as hdp_kern
 from bayeswe.samplers import hdp_gaussian_lda as igl
+from bayeswe.samplers.hdp_lda import metropolis_log_ratio
 
 PSI = np.array([[0.6, 0.1], [0.1, 0.4]])
 KAPPA, NU = 0.5, 4.0
@@ -164,11 +165,19 @@ def test_a_sampler_with_one_table_per_document_and_topic_misses_the_enumeration(
 def _split_merge_only(
     problem: igl.HDPGLDAProblem, state: igl.HDPGLDAState, log_ratio=None, scans: int = 0
 ):
-    """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals."""
+    """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals, each
+    accepted by ``log_ratio(kind, delta, log_q, log_anchor)`` if given (``log_anchor``:
+    the anchors' part of ``log_q``)."""
     rng = state.rng_state
     hdp_kern.sample_tables(state.assign.n_dk, state.weights.beta, state.alpha0, rng, state.m_k)
     hdp_kern.sample_beta(state.m_k, state.weights, state.gamma, rng)
-    igl.split_merge_moves(problem, state, 3, log_ratio=log_ratio, scans=scans)
+    rule = None
+    if log_ratio is not None:
+
+        def rule(kind: int, delta: float, log_q: float) -> float:
+            return log_ratio(kind, delta, log_q, float(state.split_scratch.floats[2]))
+
+    igl.split_merge_moves(problem, state, 3, log_ratio=rule, scans=scans)
     return state
 
 
@@ -182,12 +191,17 @@ def test_split_merge_moves_alone_reach_the_enumerated_posterior(scans: int) -> N
 @pytest.mark.parametrize(
     "wrong",
     [
-        # the allocation's probability left out (z = -52 at 6,000 sweeps)
-        lambda kind, delta, log_q: delta if kind == 1 else -delta,
-        # the factor gamma (0.7 here) for the new topic left out (z = +27 at 6,000 sweeps)
-        lambda kind, delta, log_q: (delta - log_q - math.log(GAMMA)) * (1 if kind == 1 else -1),
+        # the allocation's probability left out (z = -21 at 1,500 sweeps)
+        lambda kind, delta, log_q, anchor: metropolis_log_ratio(kind, delta, anchor),
+        # the factor gamma (0.7 here) for the new topic left out (z = +12 at 1,500 sweeps)
+        lambda kind, delta, log_q, anchor: (
+            (delta - log_q - math.log(GAMMA)) * (1 if kind == 1 else -1)
+        ),
+        # the anchors' law taken as if it did not depend on the state: a third of the
+        # second anchors come from the first's topic (z = +13 at 1,500 sweeps)
+        lambda kind, delta, log_q, anchor: metropolis_log_ratio(kind, delta, log_q - anchor),
     ],
-    ids=["no-allocation-probability", "no-gamma"],
+    ids=["no-allocation-probability", "no-gamma", "no-anchor-probability"],
 )
 def test_a_wrong_split_merge_ratio_misses_the_enumeration(wrong) -> None:
     exact = _exact_mean_topics()
@@ -196,13 +210,16 @@ def test_a_wrong_split_merge_ratio_misses_the_enumeration(wrong) -> None:
 
 
 def test_a_launch_ratio_without_the_final_scan_misses_the_enumeration() -> None:
+    """With restricted scans, the final scan's probability must enter the ratio (z = -21
+    at 1,500 sweeps without it)."""
     exact = _exact_mean_topics()
     mean, mcse = _mean_topics(
         lambda p, s: _split_merge_only(
-            p, s, lambda kind, delta, log_q: delta if kind == 1 else -delta, scans=2
+            p, s, lambda kind, delta, log_q, anchor: metropolis_log_ratio(kind, delta, anchor),
+            scans=2,
         ),
         sweeps=1500,
-    )
+    )  # fmt: skip
     assert abs(mean - exact) > 8 * mcse, (mean, exact, mcse)
 
 

@@ -10,6 +10,7 @@ import arviz as az
 import hdp_geweke as geweke  # noqa: I001 (tests/samplers helper)
 import numpy as np
 import pytest
+from scipy import stats
 
 import bayeswe
 from bayeswe.corpus import BagOfWords, Vocabulary
@@ -17,9 +18,11 @@ from bayeswe.dp import HDPLDAData, simulate_hdp_lda
 from bayeswe.dp.crf import crf_draw, log_p_words, topic_count_posterior, words_given_topics
 from bayeswe.errors import CheckpointError
 from bayeswe.kernels import hdp_lda as kern
+from bayeswe.kernels import hdp_split_merge as sm
 from bayeswe.lda import LDAData
 from bayeswe.samplers import hdp_lda as hdp
 from bayeswe.samplers.driver import Schedule
+from bayeswe.samplers.lda_cgs import chain_stream
 
 
 def _problem(seed: int = 1, **sim) -> hdp.HDPProblem:
@@ -216,11 +219,19 @@ def test_the_number_of_topics_matches_the_enumerated_posterior(method: str) -> N
 def _split_merge_only(
     problem: hdp.HDPProblem, state: hdp.HDPState, log_ratio=None, scans: int = 0
 ) -> None:
-    """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals."""
+    """A sweep without token moves: tables, ``beta``, then 3 split-merge proposals, each
+    accepted by ``log_ratio(kind, delta, log_q, log_anchor)`` if given (``log_anchor``:
+    the anchors' part of ``log_q``)."""
     rng = state.rng_state
     kern.sample_tables(state.counts.n_dk, state.topics.beta, state.alpha0, rng, state.m_k)
     kern.sample_beta(state.m_k, state.topics, state.gamma, rng)
-    hdp.split_merge_moves(problem, state, 3, log_ratio=log_ratio, scans=scans)
+    rule = None
+    if log_ratio is not None:
+
+        def rule(kind: int, delta: float, log_q: float) -> float:
+            return log_ratio(kind, delta, log_q, float(state.split_scratch.floats[2]))
+
+    hdp.split_merge_moves(problem, state, 3, log_ratio=rule, scans=scans)
 
 
 @pytest.mark.parametrize("scans", [0, 2], ids=["sequential-allocation", "two-restricted-scans"])
@@ -232,16 +243,51 @@ def test_split_merge_moves_alone_reach_the_enumerated_posterior(scans: int) -> N
     assert abs(z) < 4, (mean, exact, z)
 
 
+def test_the_anchors_follow_the_law_the_ratio_uses() -> None:
+    """Ordered anchor pairs drawn by the kernel against ``q(i, j | z)`` from the
+    probabilities the ratio uses, on tokens whose words and topics cover every branch
+    (a word and a topic with one token fall back to the uniform draw)."""
+    word = np.array([0, 0, 0, 1, 1, 2, 3], dtype=np.int32)
+    z = np.array([0, 0, 1, 1, 1, 2, 0], dtype=np.int32)
+    n_k = np.bincount(z).astype(np.int64)
+    n_w = np.bincount(word)
+    by_word = np.argsort(word, kind="stable").astype(np.int32)
+    word_ptr = np.concatenate([[0], np.cumsum(n_w)]).astype(np.int64)
+    N, draws = word.size, 140_000
+    rng = chain_stream(11, 0)
+    counts = np.zeros((N, N))
+    for _ in range(draws):
+        i, j = sm.anchors(word_ptr, by_word, word, z, n_k, rng)
+        counts[i, j] += 1
+    expected = np.zeros((N, N))
+    for i in range(N):
+        for j in range(N):
+            if i != j:
+                n_topic = n_k[z[i]] if z[j] == z[i] else (1 if n_k[z[i]] == 1 else 0)
+                log_p = sm._anchor_log_prob(N, n_w[word[i]], word[j] == word[i], n_topic)
+                expected[i, j] = draws * math.exp(log_p) / N
+    assert math.isclose(expected.sum(), draws, rel_tol=1e-12)
+    off = ~np.eye(N, dtype=bool)
+    chi2 = float((((counts - expected) ** 2)[off] / expected[off]).sum())
+    assert counts[~off].sum() == 0
+    assert stats.chi2.sf(chi2, off.sum() - 1) > 1e-3, chi2
+
+
 @pytest.mark.parametrize(
     "wrong",
     [
-        # the allocation's probability left out of the ratio (measured z = -84)
-        lambda kind, delta, log_q: delta if kind == 1 else -delta,
+        # the allocation's probability left out of the ratio (measured z = -82)
+        lambda kind, delta, log_q, anchor: hdp.metropolis_log_ratio(kind, delta, anchor),
         # the top-level restaurant's factor gamma (0.7 here) for the new topic left out
-        # (measured z = +38)
-        lambda kind, delta, log_q: (delta - log_q - math.log(0.7)) * (1 if kind == 1 else -1),
+        # (measured z = +41)
+        lambda kind, delta, log_q, anchor: (
+            (delta - log_q - math.log(0.7)) * (1 if kind == 1 else -1)
+        ),
+        # the anchors' law taken as if it did not depend on the state: a third of the
+        # second anchors come from the first's topic (measured z = +56)
+        lambda kind, delta, log_q, anchor: hdp.metropolis_log_ratio(kind, delta, log_q - anchor),
     ],
-    ids=["no-allocation-probability", "no-gamma"],
+    ids=["no-allocation-probability", "no-gamma", "no-anchor-probability"],
 )
 def test_a_wrong_split_merge_ratio_misses_the_enumerated_posterior(wrong) -> None:
     mean, exact, z = _enumeration_z(functools.partial(_split_merge_only, log_ratio=wrong))
@@ -250,9 +296,10 @@ def test_a_wrong_split_merge_ratio_misses_the_enumerated_posterior(wrong) -> Non
 
 def test_a_launch_ratio_without_the_final_scan_misses_the_enumerated_posterior() -> None:
     """With restricted scans, the final scan's probability must enter the ratio (measured
-    z = -84 without it)."""
+    z = -73 without it)."""
     no_q = functools.partial(
-        _split_merge_only, log_ratio=lambda kind, delta, log_q: delta if kind == 1 else -delta,
+        _split_merge_only,
+        log_ratio=lambda kind, delta, log_q, anchor: hdp.metropolis_log_ratio(kind, delta, anchor),
         scans=2,
     )  # fmt: skip
     mean, exact, z = _enumeration_z(no_q)
