@@ -78,8 +78,8 @@ __all__ = [
     "Scratch",
     "allocate",
     "anchors",
-    "log_anchor_ratio",
     "crp_delta",
+    "log_anchor_ratio",
     "new_scratch",
     "propose",
     "seat",
@@ -132,7 +132,8 @@ def _uniform_index(n: int, rng: np.ndarray) -> int:
     return min(int(next_double(rng) * n), n - 1)
 
 
-#: Probability of each branch of the second anchor's law: uniform, same word, same topic.
+#: The second anchor's branch from one uniform draw ``u``: all tokens if ``u`` is below
+#: ``ANCHOR_UNIFORM``, the first's word if below ``ANCHOR_WORD``, else the first's topic.
 ANCHOR_UNIFORM, ANCHOR_WORD = 1.0 / 3.0, 2.0 / 3.0
 
 
