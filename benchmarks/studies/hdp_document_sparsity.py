@@ -1,0 +1,144 @@
+"""Where tomotopy's ``HDPModel`` chains sit on Reuters, against ours: a small study.
+
+``bayeswe bench hdp`` finds tomotopy's held-out score ahead of ours on Reuters in the
+``k300`` setting, although tomotopy's sampler misses the HDP posterior where it can be
+enumerated (``hdp_exactness.py``). This study runs both samplers side by side on the
+benchmark's Reuters split and settings (same ``alpha0``, ``gamma``, ``eta``, start and
+seed; tomotopy ``TermWeight.ONE``, one worker, concentrations fixed) and records, at
+iterations 100, 200, 500 and 1,000 of one chain per seed:
+
+* live topics, and the mean number of distinct topics per training document;
+* the word term of the collapsed log joint, ``log p(w | z)`` (exact, the same function
+  of the topic counts for both; tomotopy's per-document topics are read from
+  ``doc.topics``), per training token;
+* the held-out score of that single state under the benchmark's one evaluator
+  (:func:`bayeswe.bench.hdp.score`).
+
+Ours is also run at ``k300`` with ``alpha0`` 1 and 2 (``gamma`` 10, the same start),
+sparser documents by the prior rather than by the sampler.
+
+Run from the repository root (needs ``bayeswe data fetch reuters`` and the ``bench``
+extra)::
+
+    python benchmarks/studies/hdp_document_sparsity.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+from scipy.special import gammaln
+
+from bayeswe.bench import harness
+from bayeswe.bench import hdp as bench
+from bayeswe.datasets import load_reuters
+from bayeswe.samplers import hdp_lda as hdp
+
+RECORD_AT = (100, 200, 500, 1000)
+
+
+def word_term(n_wk: np.ndarray, eta: float) -> float:
+    """``log p(w | z)`` of topic-word counts ``n_wk`` (``V x K``; empty topics ignored)
+    under symmetric Dirichlet(``eta``) topics."""
+    n_wk = n_wk[:, n_wk.sum(axis=0) > 0].astype(np.float64)
+    V = n_wk.shape[0]
+    n_k = n_wk.sum(axis=0)
+    return float(
+        (gammaln(V * eta) - gammaln(n_k + V * eta)).sum()
+        + (gammaln(n_wk + eta) - gammaln(eta)).sum()
+    )
+
+
+def tomotopy_counts(side: bench._Tomotopy, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+    """tomotopy's document-topic and word-topic counts on our vocabulary."""
+    m = side.model
+    n_dk = np.zeros((n_docs, m.k), dtype=np.int64)
+    n_wk = np.zeros((side.V, m.k), dtype=np.int64)
+    for d, doc in enumerate(m.docs):
+        words = side.to_ours[np.asarray(doc.words, dtype=np.int64)]
+        topics = np.asarray(doc.topics, dtype=np.int64)
+        np.add.at(n_dk[d], topics, 1)
+        np.add.at(n_wk, (words, topics), 1)
+    return n_dk, n_wk
+
+
+def record(side: object, split: bench.Split, seed: int, iteration: int) -> dict:
+    if isinstance(side, bench._Tomotopy):
+        n_dk, n_wk = tomotopy_counts(side, split.train.n_docs)
+    else:
+        n_dk, n_wk = side.state.counts.n_dk, side.state.counts.n_wk
+    tokens = split.train.n_tokens
+    assert int(n_dk.sum()) == tokens  # both tools hold every training token
+    return {
+        "iteration": iteration,
+        "live_topics": side.live(),
+        "topics_per_document": float((n_dk > 0).sum(axis=1).mean()),
+        "tables": side.tables(),
+        "word_term_per_token": word_term(n_wk, bench.ETA) / tokens,
+        "heldout": bench.score([side.topics()], split, seed),
+    }
+
+
+def chain(split: bench.Split, make, seed: int) -> dict:
+    side = make()
+    rows, done, seconds = [], 0, 0.0
+    for stop in RECORD_AT:
+        t0 = time.perf_counter()
+        side.advance(stop - done)
+        seconds += time.perf_counter() - t0
+        done = stop
+        rows.append(record(side, split, seed, stop))
+    return {"seed": seed, "seconds": seconds, "records": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--out", default="benchmarks/studies/hdp_document_sparsity.json")
+    args = parser.parse_args()
+    facts = harness.start_run()
+    split = bench.prepare(load_reuters(download=True), 1)
+    hdp._warm_up_compiler()
+    arms = []
+    settings = {s.name: s for s in bench.FULL_SETTINGS}
+    plan = [
+        ("bayeswe", settings["k50to100"]),
+        ("tomotopy", settings["k50to100"]),
+        ("bayeswe", settings["k300"]),
+        ("tomotopy", settings["k300"]),
+    ]
+    k300 = settings["k300"]
+    plan += [("bayeswe", bench.Setting(f"k300, alpha0 {a}", a, k300.gamma,
+                                       k300.initial_topics, ())) for a in (1.0, 2.0)]  # fmt: skip
+    for tool, s in plan:
+        runs = []
+        for seed in range(1, args.seeds + 1):
+            if tool == "tomotopy":
+                make = lambda s=s, seed=seed: bench._Tomotopy(split.train, s, seed)  # noqa: E731
+            else:
+                make = lambda s=s, seed=seed: bench._Ours(split.train, s, seed, "cgs")  # noqa: E731
+            runs.append(chain(split, make, seed))
+            last = runs[-1]["records"][-1]
+            print(f"{tool} {s.name} seed {seed}: {json.dumps(last)}", flush=True)
+        arms.append({"tool": tool, "setting": s.name, "alpha0": s.alpha0, "gamma": s.gamma,
+                     "initial_topics": s.initial_topics, "chains": runs})  # fmt: skip
+    out = {
+        "study": "where tomotopy's HDPModel chains sit on Reuters, against ours",
+        "corpus": {
+            "name": "reuters",
+            "train_documents": split.train.n_docs,
+            "train_tokens": split.train.n_tokens,
+            "words": split.train.n_words,
+        },  # fmt: skip
+        "eta": bench.ETA,
+        "arms": arms,
+        "run": harness.finish_run(facts, peers=("tomotopy",)),
+    }
+    harness.write_json_atomic(args.out, out)
+
+
+if __name__ == "__main__":
+    main()
