@@ -1244,7 +1244,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     placeholders = (
         PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER,
         REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER, TWIN_PLACEHOLDER, EXACT_PLACEHOLDER,
-        HELDOUT_PLACEHOLDER, SPLIT_PLACEHOLDER,
+        HELDOUT_PLACEHOLDER, SPLIT_PLACEHOLDER, DRIFT_PLACEHOLDER,
     )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown

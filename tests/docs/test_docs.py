@@ -799,3 +799,17 @@ def test_cli_page_lists_every_benchmark():
 
     page = (DOCS / "cli.md").read_text(encoding="utf-8")
     assert [name for name in BENCHMARKS if f"| `{name}` |" not in page] == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(n for n in dir(_hook()) if n.endswith("_PLACEHOLDER")),
+)
+def test_every_study_placeholder_is_filled_on_a_page_of_its_own(name):
+    hook = _hook()
+    placeholder = getattr(hook, name)
+    page = hook.on_page_markdown(
+        f"before\n{placeholder}\nafter", page=None,
+        config={"config_file_path": str(REPO / "mkdocs.yml")}, files=None,
+    )  # fmt: skip
+    assert placeholder not in page and page.startswith("before") and page.endswith("after")
