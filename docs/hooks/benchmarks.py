@@ -98,6 +98,8 @@ SPLIT_PLACEHOLDER = "<!-- hdp-split-merge-study -->"
 SPLIT_GLOB = "hdp_split_merge*.json"
 DRIFT_PLACEHOLDER = "<!-- hdp-nyt-drift-study -->"
 DRIFT_GLOB = "hdp_nyt_drift*.json"
+SPARSITY_PLACEHOLDER = "<!-- hdp-document-sparsity-study -->"
+SPARSITY_GLOB = "hdp_document_sparsity*.json"
 NOT_RECORDED = "not recorded"
 RESULTS = Path("benchmarks") / "results"
 ARCHIVE = RESULTS / "archive"
@@ -1205,6 +1207,43 @@ def drift_rows(path: Path) -> list[list[str]]:
     ]
 
 
+SPARSITY_HEADER = (
+    "| setting | sampler | α0, γ | live topics | topics per document "
+    "| log p(w ∣ z) per token | held-out, one state | seeds | file |"
+)
+
+
+def sparsity_rows(path: Path) -> list[list[str]]:
+    """One row per arm of a ``hdp_document_sparsity`` file: over its seeds, mean ± sd of
+    each record's figures at the first and the last recorded iteration."""
+    study = json.loads(path.read_text(encoding="utf-8"))
+
+    def spread(arm: dict, key: str, at: int, digits: int) -> str:
+        values = [c["records"][at][key] for c in arm["chains"]]
+        sd = statistics.stdev(values) if len(values) > 1 else float("nan")
+        return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
+
+    rows = []
+    for arm in study["arms"]:
+        cells = [
+            f"{spread(arm, key, 0, d)} → {spread(arm, key, -1, d)}"
+            for key, d in (
+                ("live_topics", 0), ("topics_per_document", 1),
+                ("word_term_per_token", 3), ("heldout", 3),
+            )
+        ]  # fmt: skip
+        rows.append([
+            f"`{arm['setting']}`", arm["tool"], f"{arm['alpha0']:g}, {arm['gamma']:g}", *cells,
+            str(len(arm["chains"])), f"`{path.name}`",
+        ])  # fmt: skip
+    return rows
+
+
+def render_sparsity_study(repo_root: Path) -> str:
+    """The table of every ``benchmarks/studies/hdp_document_sparsity*.json``."""
+    return _study_table(repo_root, SPARSITY_GLOB, SPARSITY_HEADER, sparsity_rows)
+
+
 def render_drift_study(repo_root: Path) -> str:
     """The chains of every ``benchmarks/studies/hdp_nyt_drift*.json``."""
     return _study_table(repo_root, DRIFT_GLOB, DRIFT_HEADER, drift_rows)
@@ -1244,7 +1283,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     placeholders = (
         PLACEHOLDER, MIXING_PLACEHOLDER, HDP_PLACEHOLDER, IGLDA_PLACEHOLDER, CHAINS_PLACEHOLDER,
         REFACTOR_PLACEHOLDER, STICK_PLACEHOLDER, TWIN_PLACEHOLDER, EXACT_PLACEHOLDER,
-        HELDOUT_PLACEHOLDER, SPLIT_PLACEHOLDER, DRIFT_PLACEHOLDER,
+        HELDOUT_PLACEHOLDER, SPLIT_PLACEHOLDER, DRIFT_PLACEHOLDER, SPARSITY_PLACEHOLDER,
     )  # fmt: skip
     if not any(p in markdown for p in placeholders):
         return markdown
@@ -1275,6 +1314,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(SPLIT_PLACEHOLDER, render_split_merge_study(root))
         if DRIFT_PLACEHOLDER in markdown:
             markdown = markdown.replace(DRIFT_PLACEHOLDER, render_drift_study(root))
+        if SPARSITY_PLACEHOLDER in markdown:
+            markdown = markdown.replace(SPARSITY_PLACEHOLDER, render_sparsity_study(root))
     except ResultsError as exc:
         from mkdocs.exceptions import PluginError
 

@@ -813,3 +813,26 @@ def test_every_study_placeholder_is_filled_on_a_page_of_its_own(name):
         config={"config_file_path": str(REPO / "mkdocs.yml")}, files=None,
     )  # fmt: skip
     assert placeholder not in page and page.startswith("before") and page.endswith("after")
+
+
+def test_sparsity_table_gives_mean_and_sd_over_seeds_at_the_first_and_last_record(tmp_path):
+    hook = _hook()
+
+    def rec(iteration, live, per_doc, word, held):
+        return {"iteration": iteration, "live_topics": live, "topics_per_document": per_doc,
+                "word_term_per_token": word, "heldout": held, "tables": 0}  # fmt: skip
+
+    chains = [
+        {"seed": 1, "records": [rec(100, 10, 4.0, -5.0, -7.0), rec(1000, 12, 3.0, -6.0, -6.9)]},
+        {"seed": 2, "records": [rec(100, 14, 6.0, -5.5, -7.2), rec(1000, 16, 5.0, -6.5, -6.8)]},
+    ]
+    study = {"arms": [{"tool": "tomotopy", "setting": "k300", "alpha0": 10.0, "gamma": 0.5,
+                       "chains": chains}]}  # fmt: skip
+    path = tmp_path / "hdp_document_sparsity.json"
+    path.write_text(json.dumps(study))
+    (row,) = hook.sparsity_rows(path)
+    assert row == [
+        "`k300`", "tomotopy", "10, 0.5", "12 ± 3 → 14 ± 3", "5.0 ± 1.4 → 4.0 ± 1.4",
+        "-5.250 ± 0.354 → -6.250 ± 0.354", "-7.100 ± 0.141 → -6.850 ± 0.071", "2",
+        "`hdp_document_sparsity.json`",
+    ]  # fmt: skip
