@@ -14,6 +14,10 @@ iterations 100, 200, 500 and 1,000 of one chain per seed:
 * the held-out score of that single state under the benchmark's one evaluator
   (:func:`bayeswe.bench.hdp.score`).
 
+At the last record the held-out score is also split by document: the held-out
+documents with a near duplicate among the training documents (cosine similarity of word
+counts at least ``NEAR_DUPLICATE``) and the rest.
+
 Ours is also run at ``k300`` with ``alpha0`` 1 and 2 (``gamma`` 10, the same start),
 sparser documents by the prior rather than by the sampler.
 
@@ -34,10 +38,32 @@ from scipy.special import gammaln
 
 from bayeswe.bench import harness
 from bayeswe.bench import hdp as bench
+from bayeswe.corpus import BagOfWords
 from bayeswe.datasets import load_reuters
 from bayeswe.samplers import hdp_lda as hdp
 
 RECORD_AT = (100, 200, 500, 1000)
+NEAR_DUPLICATE = 0.9
+
+
+def nearest_training_cosine(split: bench.Split) -> np.ndarray:
+    """Per held-out document (both halves), the largest cosine similarity of its word
+    counts to a training document's."""
+
+    def unit_rows(bows: list[BagOfWords]) -> np.ndarray:
+        x = np.zeros((bows[0].n_docs, bows[0].n_words))
+        for bow in bows:
+            docs = np.repeat(np.arange(bow.n_docs), np.diff(bow.doc_ptr))
+            np.add.at(x, (docs, bow.word_ids), bow.counts)
+        return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    test = unit_rows([split.observed, split.heldout])
+    return (test @ unit_rows([split.train]).T).max(axis=1)
+
+
+def subset(split: bench.Split, docs: np.ndarray) -> bench.Split:
+    """The same training documents, and only the held-out documents ``docs``."""
+    return bench.Split(split.train, split.observed.subset(docs), split.heldout.subset(docs))
 
 
 def word_term(n_wk: np.ndarray, eta: float) -> float:
@@ -82,7 +108,7 @@ def record(side: object, split: bench.Split, seed: int, iteration: int) -> dict:
     }
 
 
-def chain(split: bench.Split, make, seed: int) -> dict:
+def chain(split: bench.Split, near: np.ndarray, make, seed: int) -> dict:
     side = make()
     rows, done, seconds = [], 0, 0.0
     for stop in RECORD_AT:
@@ -91,7 +117,12 @@ def chain(split: bench.Split, make, seed: int) -> dict:
         seconds += time.perf_counter() - t0
         done = stop
         rows.append(record(side, split, seed, stop))
-    return {"seed": seed, "seconds": seconds, "records": rows}
+    topics = [side.topics()]
+    by_document = {
+        "heldout_near_duplicates": bench.score(topics, subset(split, np.flatnonzero(near)), seed),
+        "heldout_rest": bench.score(topics, subset(split, np.flatnonzero(~near)), seed),
+    }
+    return {"seed": seed, "seconds": seconds, "records": rows, "last": by_document}
 
 
 def main() -> None:
@@ -102,6 +133,8 @@ def main() -> None:
     facts = harness.start_run()
     split = bench.prepare(load_reuters(download=True), 1)
     hdp._warm_up_compiler()
+    cosine = nearest_training_cosine(split)
+    near = cosine >= NEAR_DUPLICATE
     arms = []
     settings = {s.name: s for s in bench.FULL_SETTINGS}
     plan = [
@@ -120,7 +153,7 @@ def main() -> None:
                 make = lambda s=s, seed=seed: bench._Tomotopy(split.train, s, seed)  # noqa: E731
             else:
                 make = lambda s=s, seed=seed: bench._Ours(split.train, s, seed, "cgs")  # noqa: E731
-            runs.append(chain(split, make, seed))
+            runs.append(chain(split, near, make, seed))
             last = runs[-1]["records"][-1]
             print(f"{tool} {s.name} seed {seed}: {json.dumps(last)}", flush=True)
         arms.append({"tool": tool, "setting": s.name, "alpha0": s.alpha0, "gamma": s.gamma,
@@ -134,6 +167,14 @@ def main() -> None:
             "words": split.train.n_words,
         },  # fmt: skip
         "eta": bench.ETA,
+        "near_duplicate": {
+            "threshold": NEAR_DUPLICATE,
+            "documents": int(near.sum()),
+            "tokens": int(split.heldout.doc_lengths[near].sum()),
+            "rest_documents": int((~near).sum()),
+            "rest_tokens": int(split.heldout.doc_lengths[~near].sum()),
+            "nearest_training_cosine": cosine,
+        },
         "arms": arms,
         "run": harness.finish_run(facts, peers=("tomotopy",)),
     }
