@@ -16,7 +16,8 @@ iterations 100, 200, 500 and 1,000 of one chain per seed:
 
 At the last record the held-out score is also split by document: the held-out
 documents with a near duplicate among the training documents (cosine similarity of word
-counts at least ``NEAR_DUPLICATE``) and the rest.
+counts at least ``NEAR_DUPLICATE``) and the rest. The corpus's own count of documents
+with a near duplicate, and with an identical twin, is recorded beside it.
 
 Ours is also run at ``k300`` with ``alpha0`` 1 and 2 (``gamma`` 10, the same start),
 sparser documents by the prior rather than by the sampler.
@@ -59,6 +60,22 @@ def nearest_training_cosine(split: bench.Split) -> np.ndarray:
 
     test = unit_rows([split.observed, split.heldout])
     return (test @ unit_rows([split.train]).T).max(axis=1)
+
+
+def documents_with_a_near_duplicate(bow: BagOfWords) -> dict:
+    """How many of the corpus's documents have another document whose word counts have
+    cosine similarity at least ``NEAR_DUPLICATE`` to theirs, and how many an identical one."""
+    x = np.zeros((bow.n_docs, bow.n_words))
+    np.add.at(x, (np.repeat(np.arange(bow.n_docs), np.diff(bow.doc_ptr)), bow.word_ids), bow.counts)
+    unit = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cosine = unit @ unit.T
+    np.fill_diagonal(cosine, 0.0)
+    _, row_of, copies = np.unique(x, axis=0, return_inverse=True, return_counts=True)
+    return {
+        "documents": bow.n_docs,
+        "with_a_near_duplicate": int((cosine.max(axis=1) >= NEAR_DUPLICATE).sum()),
+        "with_an_identical_twin": int((copies[row_of] > 1).sum()),
+    }
 
 
 def subset(split: bench.Split, docs: np.ndarray) -> bench.Split:
@@ -131,7 +148,8 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/studies/hdp_document_sparsity.json")
     args = parser.parse_args()
     facts = harness.start_run()
-    split = bench.prepare(load_reuters(download=True), 1)
+    reuters = load_reuters(download=True)
+    split = bench.prepare(reuters, 1)
     hdp._warm_up_compiler()
     cosine = nearest_training_cosine(split)
     near = cosine >= NEAR_DUPLICATE
@@ -169,6 +187,7 @@ def main() -> None:
         "eta": bench.ETA,
         "near_duplicate": {
             "threshold": NEAR_DUPLICATE,
+            "corpus": documents_with_a_near_duplicate(reuters),
             "documents": int(near.sum()),
             "tokens": int(split.heldout.doc_lengths[near].sum()),
             "rest_documents": int((~near).sum()),
