@@ -1209,13 +1209,15 @@ def drift_rows(path: Path) -> list[list[str]]:
 
 SPARSITY_HEADER = (
     "| setting | sampler | α0, γ | live topics | topics per document "
-    "| log p(w ∣ z) per token | held-out, one state | seeds | file |"
+    "| log p(w ∣ z) per token | held-out, one state | held-out, last state: near duplicates "
+    "/ the rest | seeds | file |"
 )
 
 
 def sparsity_rows(path: Path) -> list[list[str]]:
     """One row per arm of a ``hdp_document_sparsity`` file: over its seeds, mean ± sd of
-    each record's figures at the first and the last recorded iteration."""
+    each record's figures at the first and the last recorded iteration, and of the last
+    state's held-out score on the documents with a near duplicate and on the rest."""
     study = json.loads(path.read_text(encoding="utf-8"))
 
     def spread(arm: dict, key: str, at: int, digits: int) -> str:
@@ -1232,9 +1234,17 @@ def sparsity_rows(path: Path) -> list[list[str]]:
                 ("word_term_per_token", 3), ("heldout", 3),
             )
         ]  # fmt: skip
+        parts = [
+            [c["last"][key] for c in arm["chains"]]
+            for key in ("heldout_near_duplicates", "heldout_rest")
+        ]
+        split = " / ".join(
+            f"{statistics.fmean(v):.3f} ± {statistics.stdev(v) if len(v) > 1 else float('nan'):.3f}"
+            for v in parts
+        )
         rows.append([
             f"`{arm['setting']}`", arm["tool"], f"{arm['alpha0']:g}, {arm['gamma']:g}", *cells,
-            str(len(arm["chains"])), f"`{path.name}`",
+            split, str(len(arm["chains"])), f"`{path.name}`",
         ])  # fmt: skip
     return rows
 

@@ -823,9 +823,11 @@ def test_sparsity_table_gives_mean_and_sd_over_seeds_at_the_first_and_last_recor
                 "word_term_per_token": word, "heldout": held, "tables": 0}  # fmt: skip
 
     chains = [
-        {"seed": 1, "records": [rec(100, 10, 4.0, -5.0, -7.0), rec(1000, 12, 3.0, -6.0, -6.9)]},
-        {"seed": 2, "records": [rec(100, 14, 6.0, -5.5, -7.2), rec(1000, 16, 5.0, -6.5, -6.8)]},
-    ]
+        {"seed": 1, "records": [rec(100, 10, 4.0, -5.0, -7.0), rec(1000, 12, 3.0, -6.0, -6.9)],
+         "last": {"heldout_near_duplicates": -6.0, "heldout_rest": -7.0}},
+        {"seed": 2, "records": [rec(100, 14, 6.0, -5.5, -7.2), rec(1000, 16, 5.0, -6.5, -6.8)],
+         "last": {"heldout_near_duplicates": -6.2, "heldout_rest": -7.0}},
+    ]  # fmt: skip
     study = {"arms": [{"tool": "tomotopy", "setting": "k300", "alpha0": 10.0, "gamma": 0.5,
                        "chains": chains}]}  # fmt: skip
     path = tmp_path / "hdp_document_sparsity.json"
@@ -833,6 +835,7 @@ def test_sparsity_table_gives_mean_and_sd_over_seeds_at_the_first_and_last_recor
     (row,) = hook.sparsity_rows(path)
     assert row == [
         "`k300`", "tomotopy", "10, 0.5", "12 ± 3 → 14 ± 3", "5.0 ± 1.4 → 4.0 ± 1.4",
-        "-5.250 ± 0.354 → -6.250 ± 0.354", "-7.100 ± 0.141 → -6.850 ± 0.071", "2",
+        "-5.250 ± 0.354 → -6.250 ± 0.354", "-7.100 ± 0.141 → -6.850 ± 0.071",
+        "-6.100 ± 0.141 / -7.000 ± 0.000", "2",
         "`hdp_document_sparsity.json`",
     ]  # fmt: skip
