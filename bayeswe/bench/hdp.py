@@ -11,7 +11,11 @@ resamples them (tomotopy's ``optim_interval = 0``; gensim has no such option). W
 gensim's API cannot match: its truncations ``T`` and ``K`` (the Gibbs samplers are not
 truncated), and its variational family.
 
-**Data.** Reuters and NYT (:func:`bayeswe.datasets.load_reuters`, ``load_nyt``). One
+**Data.** Reuters and NYT (:func:`bayeswe.datasets.load_reuters`, ``load_nyt``). Documents
+that repeat an earlier one (word counts at cosine similarity ``REPEAT_COSINE`` = 0.95
+or more, :func:`bayeswe.corpus.repeated_documents`: re-issued wire stories) are dropped
+first, so that no held-out document has a copy among the training documents
+(``--keep-repeats`` keeps them). One
 seeded document split per corpus (``--split-seed``, default 1, the same for every
 seed): 10 % of the documents held out; the vocabulary is the words of the training
 documents (held-out tokens of other words are dropped, so every tool has the same
@@ -95,7 +99,7 @@ import numpy as np
 from scipy.special import digamma
 
 from bayeswe.bench import harness
-from bayeswe.corpus import BagOfWords, Vocabulary
+from bayeswe.corpus import BagOfWords, Vocabulary, repeated_documents
 from bayeswe.dp import HDPLDAData, simulate_hdp_lda
 from bayeswe.dp.diagnostics import complete_topics
 from bayeswe.lda.evaluation import split_documents
@@ -115,6 +119,7 @@ __all__ = [
 
 ETA = 0.01
 HELDOUT_FRACTION = 0.1
+REPEAT_COSINE = 0.95
 DRAWS = 5
 CHECKPOINTS = (1, 2, 5, 10, 20, 50, 100, 200)
 FOLD_IN = {"iter_warmup": 20, "iter_sampling": 50}
@@ -162,12 +167,26 @@ class Split:
     train: BagOfWords
     observed: BagOfWords
     heldout: BagOfWords
+    #: Documents dropped before the split as repeats of an earlier one.
+    repeats_dropped: int = 0
 
 
-def prepare(bow: BagOfWords, seed: int, fraction: float = HELDOUT_FRACTION) -> Split:
+def prepare(
+    bow: BagOfWords,
+    seed: int,
+    fraction: float = HELDOUT_FRACTION,
+    *,
+    repeat_cosine: float | None = None,
+) -> Split:
     """Hold out ``fraction`` of the documents (seeded), keep the training words only, and
     split each held-out document's tokens in halves (documents left with fewer than two
-    tokens are dropped)."""
+    tokens are dropped). With ``repeat_cosine``, the documents that repeat an earlier one
+    at that cosine similarity (:func:`bayeswe.corpus.repeated_documents`) are dropped
+    first."""
+    repeats = np.zeros(bow.n_docs, dtype=bool)
+    if repeat_cosine is not None:
+        repeats = repeated_documents(bow, repeat_cosine)
+        bow = bow.subset(np.flatnonzero(~repeats))
     rng = np.random.default_rng(seed)
     order = rng.permutation(bow.n_docs)
     n_test = max(2, int(round(fraction * bow.n_docs)))
@@ -191,7 +210,7 @@ def prepare(bow: BagOfWords, seed: int, fraction: float = HELDOUT_FRACTION) -> S
     obs_ptr, obs_word, ho_ptr, ho_word = split_documents(test_bow, seed=seed)
     observed = BagOfWords.from_token_ids(np.split(obs_word, obs_ptr[1:-1]), vocab)
     heldout = BagOfWords.from_token_ids(np.split(ho_word, ho_ptr[1:-1]), vocab)
-    return Split(train_bow, observed, heldout)
+    return Split(train_bow, observed, heldout, int(repeats.sum()))
 
 
 def score(topics: Sequence[Topics], split: Split, seed: int) -> float:
@@ -497,8 +516,10 @@ def run(
     split_seed: int = 1,
     method: str = "cgs",
     corpora: Sequence[str] | None = None,
+    repeat_cosine: float | None = REPEAT_COSINE,
 ) -> dict[str, Any]:
-    """Run the benchmark and return the JSON-ready result (see the module docstring)."""
+    """Run the benchmark and return the JSON-ready result (see the module docstring);
+    ``repeat_cosine=None`` keeps the documents that repeat an earlier one."""
     if method not in STEPS:
         raise ValueError(f"method must be one of {', '.join(sorted(STEPS))}, got {method!r}")
     say = harness.progress
@@ -523,7 +544,7 @@ def run(
         n_iter = n_iter if iters is None else iters
         n_seeds = n_seeds if seeds is None else seeds
         k300_seeds = k300_seeds if seeds is None else seeds
-        split = prepare(bow, split_seed)
+        split = prepare(bow, split_seed, repeat_cosine=repeat_cosine)
         got: list[dict[str, Any]] = []
         for k in range(n_seeds):
             for s in settings:
@@ -538,6 +559,7 @@ def run(
                 got += one
         rows += got
         by_corpus[name] = _corpus_summary(got) | {
+            "repeated_docs_dropped": split.repeats_dropped,
             "train_docs": split.train.n_docs,
             "train_tokens": split.train.n_tokens,
             "heldout_docs": split.observed.n_docs,
@@ -557,7 +579,8 @@ def run(
         "by_corpus": by_corpus,
     }
     return {"summary": summary, "quick": quick, "chunk": chunk, "seed": seed,
-            "split_seed": split_seed, "method": method, "eta": ETA, "draws": DRAWS,
+            "split_seed": split_seed, "repeat_cosine": repeat_cosine, "method": method,
+            "eta": ETA, "draws": DRAWS,
             "checkpoints": list(CHECKPOINTS), "fold_in": FOLD_IN,
             "settings": [s.__dict__ for s in settings], "results": rows}  # fmt: skip
 
@@ -576,6 +599,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--split-seed", type=int, default=1, help="held-out split seed (1)")
     parser.add_argument("--method", choices=sorted(STEPS), default="cgs",
                         help="our sampler's sweep (cgs)")  # fmt: skip
+    parser.add_argument("--keep-repeats", action="store_true",
+                        help="keep documents repeating an earlier one (default: drop)")  # fmt: skip
     parser.add_argument("--corpus", action="append", choices=("reuters", "nyt"), default=None,
                         help="only this corpus (repeatable; default both)")  # fmt: skip
     return parser
@@ -597,6 +622,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             split_seed=args.split_seed,
             method=args.method,
             corpora=args.corpus,
+            repeat_cosine=None if args.keep_repeats else REPEAT_COSINE,
         ),
         argv=argv,
         peers=("tomotopy", "gensim"),

@@ -2,10 +2,12 @@
 
 Also the text pipeline: :func:`tokenize` (documented rules), :func:`build_vocabulary`,
 :func:`encode`, the :class:`Corpus` of tokenized documents with metadata, and
-SGNS pair extraction (:func:`sgns_data`).
+SGNS pair extraction (:func:`sgns_data`), and :func:`repeated_documents` to drop
+repeated documents before a held-out split.
 """
 
 from bayeswe.corpus.documents import Corpus
+from bayeswe.corpus.duplicates import repeated_documents
 from bayeswe.corpus.pairs import (
     holdout_split,
     keep_probabilities,
@@ -37,6 +39,7 @@ __all__ = [
     "keep_probabilities",
     "negative_distribution",
     "read_lines",
+    "repeated_documents",
     "sgns_data",
     "sgns_data_from_ids",
     "subsample_tokens",

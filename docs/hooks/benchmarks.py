@@ -1065,15 +1065,24 @@ def render_exactness_study(repo_root: Path) -> str:
 
 
 HELDOUT_HEADER = (
-    "| corpus | setting | iterations | seeds | bayeswe held-out | tomotopy held-out "
-    "| difference | live topics, bayeswe / tomotopy | file |"
+    "| corpus | repeated documents | setting | iterations | seeds | bayeswe held-out "
+    "| tomotopy held-out | difference | live topics, bayeswe / tomotopy | file |"
 )
 
 
 def heldout_rows(path: Path) -> list[list[str]]:
-    """One row per (corpus, setting) of a ``bench hdp`` results file: each Gibbs sampler's
-    held-out score (mean ± sd over seeds), the paired difference, the live topics."""
+    """One row per (corpus, setting) of a ``bench hdp`` results file: whether documents
+    repeating an earlier one were dropped (files without ``repeat_cosine`` kept them), each
+    Gibbs sampler's held-out score (mean ± sd over seeds), the paired difference, the
+    live topics."""
     study = json.loads(path.read_text(encoding="utf-8"))
+
+    def repeats(corpus: str) -> str:
+        if study.get("repeat_cosine") is None:
+            return "kept"
+        dropped = study["summary"]["by_corpus"][corpus]["repeated_docs_dropped"]
+        return f"{dropped} dropped (cosine ≥ {study['repeat_cosine']:g})"
+
     groups: dict[tuple[str, str], dict[str, dict[int, dict[str, Any]]]] = {}
     for row in study["results"]:
         if row["tool"] in ("bayeswe", "tomotopy") and row.get("heldout") is not None:
@@ -1092,7 +1101,8 @@ def heldout_rows(path: Path) -> list[list[str]]:
             continue
         live = [sum(t[s]["live_topics"] for s in seeds) / len(seeds) for t in (ours, theirs)]
         rows.append([
-            corpus, f"`{setting}`", str(ours[seeds[0]]["iterations"]), str(len(seeds)),
+            corpus, repeats(corpus), f"`{setting}`", str(ours[seeds[0]]["iterations"]),
+            str(len(seeds)),
             spread([ours[s]["heldout"] for s in seeds]),
             spread([theirs[s]["heldout"] for s in seeds]),
             spread([ours[s]["heldout"] - theirs[s]["heldout"] for s in seeds]),

@@ -84,3 +84,28 @@ def test_expected_beta_matches_antoniak_expectations_at_its_fixed_point() -> Non
 def test_an_unknown_method_is_refused_before_anything_runs() -> None:
     with pytest.raises(ValueError, match="method must be one of cgs"):
         bench.run(quick=True, method="nope")
+
+
+def test_repeated_documents_are_dropped_before_the_split() -> None:
+    from bayeswe.corpus import BagOfWords, repeated_documents
+
+    sim = simulate_hdp_lda(n_docs=60, doc_length=30, n_words=400, seed=3)
+    dense = sim.data.corpus.to_dense()
+    copies = dense[[3, 10, 10, 25]] * [[1], [1], [2], [1]]  # doc 10 twice, once doubled
+    with_copies = BagOfWords.from_dense(np.vstack([dense, copies]), sim.data.corpus.vocabulary)
+    assert not repeated_documents(sim.data.corpus).any()  # the simulated documents differ
+
+    kept = bench.prepare(with_copies, 1, fraction=0.2)
+    assert kept.repeats_dropped == 0
+    assert kept.train.n_docs + kept.observed.n_docs == 64
+
+    split = bench.prepare(with_copies, 1, fraction=0.2, repeat_cosine=bench.REPEAT_COSINE)
+    assert split.repeats_dropped == 4
+    assert split.train.n_docs + split.observed.n_docs == 60
+    # no held-out document has a copy among the training documents
+    train = split.train.to_dense().astype(float)
+    test = (split.observed.to_dense() + split.heldout.to_dense()).astype(float)
+    cosine = (test / np.linalg.norm(test, axis=1, keepdims=True)) @ (
+        train / np.linalg.norm(train, axis=1, keepdims=True)
+    ).T
+    assert cosine.max() < bench.REPEAT_COSINE

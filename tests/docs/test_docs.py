@@ -787,9 +787,13 @@ def test_heldout_table_pairs_the_two_samplers_by_seed(tmp_path):
     path.write_text(json.dumps({"results": results}))
     (line,) = hook.heldout_rows(path)
     # seed 3 has no tomotopy run and gensim is not a Gibbs sampler: both left out
-    assert line == ["reuters", "`k300`", "1000", "2", "-6.790 ± 0.014", "-6.745 ± 0.007",
-                    "-0.045 ± 0.007", "325 / 355", "`hdp_reuters_1000.json`"]  # fmt: skip
+    assert line == ["reuters", "kept", "`k300`", "1000", "2", "-6.790 ± 0.014",
+                    "-6.745 ± 0.007", "-0.045 ± 0.007", "325 / 355",
+                    "`hdp_reuters_1000.json`"]  # fmt: skip
     assert hook.HELDOUT_HEADER.count("|") - 1 == len(line)
+    summary = {"by_corpus": {"reuters": {"repeated_docs_dropped": 12}}}
+    path.write_text(json.dumps({"results": results, "repeat_cosine": 0.95, "summary": summary}))
+    assert hook.heldout_rows(path)[0][1] == "12 dropped (cosine ≥ 0.95)"
     assert "| `k300` |" in hook.render_heldout_study(tmp_path)
     assert "no `hdp_reuters*.json`" in hook.render_heldout_study(tmp_path / "x")
 
