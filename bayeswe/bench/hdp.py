@@ -11,16 +11,16 @@ resamples them (tomotopy's ``optim_interval = 0``; gensim has no such option). W
 gensim's API cannot match: its truncations ``T`` and ``K`` (the Gibbs samplers are not
 truncated), and its variational family.
 
-**Data.** Reuters and NYT (:func:`bayeswe.datasets.load_reuters`, ``load_nyt``). Documents
-that repeat an earlier one (word counts at cosine similarity ``REPEAT_COSINE`` = 0.95
-or more, :func:`bayeswe.corpus.repeated_documents`: re-issued wire stories) are dropped
-first, so that no held-out document has a copy among the training documents
-(``--keep-repeats`` keeps them). One
-seeded document split per corpus (``--split-seed``, default 1, the same for every
-seed): 10 % of the documents held out; the vocabulary is the words of the training
-documents (held-out tokens of other words are dropped, so every tool has the same
-``V``); each held-out document's tokens split at random into an observed and a
-predicted half (:func:`bayeswe.lda.evaluation.split_documents`). Two settings per
+**Data.** Reuters and NYT (:func:`bayeswe.datasets.load_reuters`, ``load_nyt``).
+Documents that repeat an earlier one (word counts at cosine similarity
+``REPEAT_COSINE`` = 0.95 or more, :func:`bayeswe.corpus.repeated_documents`; re-issued
+wire stories) are dropped first, so that no held-out document has a copy among the
+training documents (``--keep-repeats`` keeps them). One seeded document split per
+corpus (``--split-seed``, default 1, the same for every seed): 10 % of the documents
+held out; the vocabulary is the words of the training documents (held-out tokens of
+other words are dropped, so every tool has the same ``V``); each held-out document's
+tokens split at random into an observed and a predicted half
+(:func:`bayeswe.lda.evaluation.split_documents`). Two settings per
 corpus, ``(alpha0, gamma, initial topics)`` tuned so that both Gibbs samplers end in the
 range: ``k50to100`` (50 to 100 live topics; Reuters and NYT ``(5, 0.3, 70)``) and
 ``k300`` (300 or more; ``(10, 10, 400)``). gensim runs in ``k50to100`` only (its
