@@ -36,9 +36,8 @@ def repeated_documents(bow: BagOfWords, min_cosine: float = 0.95) -> np.ndarray:
     ):
         raise CorpusError(f"min_cosine must be in (0, 1], got {min_cosine!r}")
     n = bow.n_docs
-    rows = np.repeat(np.arange(n), np.diff(bow.doc_ptr))
     counts = sp.csr_matrix(
-        (bow.counts.astype(np.float64), (rows, bow.word_ids)), shape=(n, bow.n_words)
+        (bow.counts.astype(np.float64), (bow.doc_index(), bow.word_ids)), shape=(n, bow.n_words)
     )
     norm = np.sqrt(np.asarray(counts.multiply(counts).sum(axis=1)).ravel())
     unit = sp.diags(np.divide(1.0, norm, out=np.zeros(n), where=norm > 0)) @ counts

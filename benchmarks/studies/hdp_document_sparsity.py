@@ -52,22 +52,17 @@ def nearest_training_cosine(split: bench.Split) -> np.ndarray:
     """Per held-out document (both halves), the largest cosine similarity of its word
     counts to a training document's."""
 
-    def unit_rows(bows: list[BagOfWords]) -> np.ndarray:
-        x = np.zeros((bows[0].n_docs, bows[0].n_words))
-        for bow in bows:
-            docs = np.repeat(np.arange(bow.n_docs), np.diff(bow.doc_ptr))
-            np.add.at(x, (docs, bow.word_ids), bow.counts)
+    def unit_rows(x: np.ndarray) -> np.ndarray:
         return x / np.linalg.norm(x, axis=1, keepdims=True)
 
-    test = unit_rows([split.observed, split.heldout])
-    return (test @ unit_rows([split.train]).T).max(axis=1)
+    test = unit_rows(split.observed.to_dense() + split.heldout.to_dense())
+    return (test @ unit_rows(split.train.to_dense()).T).max(axis=1)
 
 
 def documents_with_a_near_duplicate(bow: BagOfWords) -> dict:
     """How many of the corpus's documents have another document whose word counts have
     cosine similarity at least ``NEAR_DUPLICATE`` to theirs, and how many an identical one."""
-    x = np.zeros((bow.n_docs, bow.n_words))
-    np.add.at(x, (np.repeat(np.arange(bow.n_docs), np.diff(bow.doc_ptr)), bow.word_ids), bow.counts)
+    x = bow.to_dense()
     unit = x / np.linalg.norm(x, axis=1, keepdims=True)
     cosine = unit @ unit.T
     np.fill_diagonal(cosine, 0.0)

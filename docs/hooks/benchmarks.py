@@ -660,14 +660,14 @@ def render_mixing(results_dir: Path) -> str:
 # --------------------------------------------------------------------------- HDP-LDA
 
 
-def _mean_sd(values: list[float]) -> str:
+def _mean_sd(values: list[float], digits: int = 3) -> str:
     if not values:
         return "–"
     mean = sum(values) / len(values)
     if len(values) < 2:
-        return f"{mean:.3f}"
+        return f"{mean:.{digits}f}"
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-    return f"{mean:.3f} ± {sd:.3f}"
+    return f"{mean:.{digits}f} ± {sd:.{digits}f}"
 
 
 def _mean_range(values: list[float]) -> str:
@@ -1231,9 +1231,7 @@ def sparsity_rows(path: Path) -> list[list[str]]:
     study = json.loads(path.read_text(encoding="utf-8"))
 
     def spread(arm: dict, key: str, at: int, digits: int) -> str:
-        values = [c["records"][at][key] for c in arm["chains"]]
-        sd = statistics.stdev(values) if len(values) > 1 else float("nan")
-        return f"{statistics.fmean(values):.{digits}f} ± {sd:.{digits}f}"
+        return _mean_sd([c["records"][at][key] for c in arm["chains"]], digits)
 
     rows = []
     for arm in study["arms"]:
@@ -1244,13 +1242,9 @@ def sparsity_rows(path: Path) -> list[list[str]]:
                 ("word_term_per_token", 3), ("heldout", 3),
             )
         ]  # fmt: skip
-        parts = [
-            [c["last"][key] for c in arm["chains"]]
-            for key in ("heldout_near_duplicates", "heldout_rest")
-        ]
         split = " / ".join(
-            f"{statistics.fmean(v):.3f} ± {statistics.stdev(v) if len(v) > 1 else float('nan'):.3f}"
-            for v in parts
+            _mean_sd([c["last"][key] for c in arm["chains"]])
+            for key in ("heldout_near_duplicates", "heldout_rest")
         )
         rows.append([
             f"`{arm['setting']}`", arm["tool"], f"{arm['alpha0']:g}, {arm['gamma']:g}", *cells,
